@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Glue between perf_ring_lib and kselftest_harness.h: turn the helpers'
+ * results into SKIP (missing feature or privilege, with the reason) or a
+ * failed assertion (anything unexpected). Includes the harness itself.
+ */
+#ifndef PERF_RING_HARNESS_H
+#define PERF_RING_HARNESS_H
+
+/* The harness has an unused handler argument, which -Wextra reports. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "../kselftest_harness.h"
+#pragma GCC diagnostic pop
+/*
+ * TEST_F() expands to a wrapper that calls setjmp() with locals around it;
+ * gcc's -Wextra reports those harness locals as clobbered. They are not
+ * used after the longjmp, so the warning is off for the test files.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wclobbered"
+#endif
+
+#include "perf_ring_lib.h"
+
+/* Record types as the unsigned values the decoder stores. */
+#define PR_SAMPLE	((__u32)PERF_RECORD_SAMPLE)
+#define PR_LOST		((__u32)PERF_RECORD_LOST)
+
+/* @ret from a pr_* set-up helper: 0 goes on, PR_SKIP skips, else fails. */
+#define PR_REQUIRE(ret, why) do {					\
+	int __pr_ret = (ret);						\
+	if (__pr_ret == PR_SKIP)					\
+		SKIP(return, "%s", (why));				\
+	ASSERT_EQ(0, __pr_ret) TH_LOG("%s", (why));			\
+} while (0)
+
+/* Skip unless the kernel has the feature @probe looks for. */
+#define PR_NEED(probe) do {						\
+	char __pr_why[PR_WHY_LEN] = "";					\
+	int __pr_has = probe(__pr_why, sizeof(__pr_why));		\
+	if (__pr_has == 0 || __pr_has == -EACCES)			\
+		SKIP(return, "%s", __pr_why);				\
+	ASSERT_EQ(1, __pr_has) TH_LOG("%s", __pr_why);			\
+} while (0)
+
+#define PR_NEED_BACKWARD()	PR_NEED(pr_has_backward)
+#define PR_NEED_PAUSE()		PR_NEED(pr_has_pause)
+
+#endif /* PERF_RING_HARNESS_H */

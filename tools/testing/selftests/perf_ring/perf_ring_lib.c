@@ -1,0 +1,785 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared helpers for the perf_ring selftests. See perf_ring_lib.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "perf_ring_lib.h"
+
+static void why_set(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void why_set(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- run-time scaling ---- */
+
+double pr_scale(void)
+{
+	const char *s = getenv("PERF_RING_SCALE");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 1.0;
+	v = strtod(s, &end);
+	if (end == s || v <= 0)
+		return 1.0;
+	if (v < 0.001)
+		v = 0.001;
+	if (v > 100)
+		v = 100;
+	return v;
+}
+
+unsigned long pr_scaled(unsigned long n, unsigned long min)
+{
+	double v = (double)n * pr_scale();
+
+	return v < (double)min ? min : (unsigned long)v;
+}
+
+double pr_env_seconds(const char *name, double dflt, double min)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (s && *s) {
+		v = strtod(s, &end);
+		if (end != s && v > 0)
+			return v;
+	}
+	return dflt < min ? min : dflt;
+}
+
+/* ---- attributes and opening ---- */
+
+int pr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		 int group_fd, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+__u64 *pr_attr_flags_word(struct perf_event_attr *attr)
+{
+	/* The bitfield word is the first member after read_format. */
+	return (__u64 *)((char *)attr + offsetof(struct perf_event_attr, read_format) +
+			 sizeof(attr->read_format));
+}
+
+void pr_attr_set_flag_bit(struct perf_event_attr *attr, unsigned int bit)
+{
+	__u64 *word = pr_attr_flags_word(attr);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	*word |= 1ULL << bit;
+#else
+	*word |= 1ULL << (63 - bit);
+#endif
+}
+
+void pr_attr_set_backward(struct perf_event_attr *attr)
+{
+	pr_attr_set_flag_bit(attr, PR_WRITE_BACKWARD_BIT);
+}
+
+int pr_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = INT_MIN;
+
+	if (!f)
+		return INT_MIN;
+	if (fscanf(f, "%d", &v) != 1)
+		v = INT_MIN;
+	fclose(f);
+	return v;
+}
+
+static void dummy_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->disabled = 1;
+	/* Any user may open a user-only software event at paranoid 2. */
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+static int dummy_open(char *why, size_t len)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	dummy_attr(&attr);
+	fd = pr_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == EACCES || errno == EPERM) {
+		why_set(why, len,
+			"needs CAP_PERFMON or perf_event_paranoid<=2 for a user-only software event (perf_event_paranoid=%d)",
+			pr_paranoid());
+		return -EACCES;
+	}
+	if (errno == ENOSYS || errno == ENOENT) {
+		why_set(why, len, "kernel has no perf events (CONFIG_PERF_EVENTS)");
+		return -EACCES;
+	}
+	why_set(why, len, "perf_event_open(dummy): %s", strerror(errno));
+	return -errno;
+}
+
+int pr_has_backward(char *why, size_t len)
+{
+	static int cached = -1;
+	struct perf_event_attr attr;
+	int fd;
+
+	if (cached >= 0)
+		return cached;
+	/* The same event without the bit must open, or the probe says nothing. */
+	fd = dummy_open(why, len);
+	if (fd < 0)
+		return fd;
+	close(fd);
+
+	dummy_attr(&attr);
+	pr_attr_set_backward(&attr);
+	fd = pr_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		cached = 1;
+	} else if (errno == EINVAL) {
+		why_set(why, len, PR_LACKS_BACKWARD);
+		cached = 0;
+	} else {
+		why_set(why, len, "perf_event_open(dummy, write_backward): %s",
+			strerror(errno));
+		return -errno;
+	}
+	return cached;
+}
+
+int pr_has_pause(char *why, size_t len)
+{
+	static int cached = -1;
+	long page = sysconf(_SC_PAGESIZE);
+	void *map;
+	int fd, err;
+
+	if (cached >= 0)
+		return cached;
+	fd = dummy_open(why, len);
+	if (fd < 0)
+		return fd;
+	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		why_set(why, len, "mmap of a 1-page perf buffer: %s", strerror(err));
+		return err == EPERM ? -EACCES : -err;
+	}
+	if (!ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)) {
+		ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+		cached = 1;
+	} else if (errno == ENOTTY) {
+		why_set(why, len, PR_LACKS_PAUSE);
+		cached = 0;
+	} else {
+		err = errno;
+		why_set(why, len, "PERF_EVENT_IOC_PAUSE_OUTPUT: %s", strerror(err));
+		munmap(map, 2 * page);
+		close(fd);
+		return -err;
+	}
+	munmap(map, 2 * page);
+	close(fd);
+	return cached;
+}
+
+/* ---- tracepoints ---- */
+
+static const char *const tracefs_roots[] = {
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
+};
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	buf[n] = 0;
+	close(fd);
+	return 0;
+}
+
+static int format_field(const char *fmt, const char *field,
+			unsigned int *off, unsigned int *size)
+{
+	const char *p = fmt;
+	size_t flen = strlen(field);
+
+	/* Lines read: "\tfield:unsigned int fd;\toffset:16;\tsize:8;\t..." */
+	while ((p = strstr(p, "field:")) != NULL) {
+		const char *semi = strchr(p, ';');
+		const char *name;
+
+		if (!semi)
+			break;
+		name = semi;
+		while (name > p && name[-1] != ' ' && name[-1] != '*')
+			name--;
+		if ((size_t)(semi - name) == flen && !strncmp(name, field, flen)) {
+			const char *o = strstr(semi, "offset:");
+			const char *s = strstr(semi, "size:");
+
+			if (!o || !s)
+				return -EINVAL;
+			*off = strtoul(o + 7, NULL, 10);
+			*size = strtoul(s + 5, NULL, 10);
+			return 0;
+		}
+		p = semi;
+	}
+	return -ENOENT;
+}
+
+int pr_tp_lookup(const char *sys, const char *event, const char *field,
+		 struct pr_tp *tp, char *why, size_t len)
+{
+	char path[PATH_MAX], buf[4096];
+	bool denied = false;
+	unsigned int i;
+	int ret;
+
+	memset(tp, 0, sizeof(*tp));
+	snprintf(tp->name, sizeof(tp->name), "%s:%s", sys, event);
+	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id",
+			 tracefs_roots[i], sys, event);
+		ret = read_file(path, buf, sizeof(buf));
+		if (ret == -EACCES || ret == -EPERM) {
+			denied = true;
+			continue;
+		}
+		if (ret)
+			continue;
+		tp->id = strtoull(buf, NULL, 10);
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+			 tracefs_roots[i], sys, event);
+		ret = read_file(path, buf, sizeof(buf));
+		if (ret) {
+			why_set(why, len, "cannot read %s: %s", path, strerror(-ret));
+			return ret == -EACCES ? PR_SKIP : ret;
+		}
+		if (format_field(buf, field, &tp->seq_off, &tp->seq_size) ||
+		    (tp->seq_size != 8 && tp->seq_size != 4)) {
+			why_set(why, len, "%s has no usable field '%s'", path, field);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (denied)
+		why_set(why, len,
+			"needs root (or read access to tracefs) to find %s, and CAP_PERFMON or perf_event_paranoid=-1 for raw tracepoint samples (perf_event_paranoid=%d)",
+			tp->name, pr_paranoid());
+	else
+		why_set(why, len,
+			"no tracepoint %s in /sys/kernel/tracing or /sys/kernel/debug/tracing (needs tracefs mounted and CONFIG_FTRACE_SYSCALLS)",
+			tp->name);
+	return PR_SKIP;
+}
+
+int pr_tp_close(struct pr_tp *tp, char *why, size_t len)
+{
+	return pr_tp_lookup("syscalls", "sys_enter_close", "fd", tp, why, len);
+}
+
+/* ---- ring buffers ---- */
+
+void pr_opts_init(struct pr_opts *o, const struct pr_tp *tp)
+{
+	memset(o, 0, sizeof(*o));
+	o->tp = tp;
+	o->writable = true;
+	o->cpu = -1;
+	o->data_pages = 1;
+}
+
+void pr_attr_from_opts(struct perf_event_attr *attr, const struct pr_opts *o)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	if (o->tp) {
+		attr->type = PERF_TYPE_TRACEPOINT;
+		attr->config = o->tp->id;
+		attr->sample_type = o->sample_type ? o->sample_type :
+			PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	} else {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_DUMMY;
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		attr->sample_type = o->sample_type;
+	}
+	attr->sample_period = 1;
+	attr->read_format = o->read_format ? o->read_format : PERF_FORMAT_LOST;
+	attr->disabled = !o->enabled;
+	attr->inherit = o->inherit;
+	if (o->wakeup_watermark) {
+		attr->watermark = 1;
+		attr->wakeup_watermark = o->wakeup_watermark;
+	} else {
+		attr->wakeup_events = 1;
+	}
+	if (o->backward)
+		pr_attr_set_backward(attr);
+}
+
+static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t len)
+{
+	char probe[PR_WHY_LEN];
+
+	if (err == EACCES || err == EPERM) {
+		if (o->tp)
+			why_set(why, len,
+				"needs CAP_PERFMON or perf_event_paranoid=-1 for raw samples of tracepoint %s (perf_event_paranoid=%d)",
+				o->tp->name, pr_paranoid());
+		else
+			why_set(why, len,
+				"needs CAP_PERFMON or perf_event_paranoid<=2 for software events (perf_event_paranoid=%d)",
+				pr_paranoid());
+		return PR_SKIP;
+	}
+	if (err == EINVAL && o->backward && pr_has_backward(probe, sizeof(probe)) == 0) {
+		why_set(why, len, PR_LACKS_BACKWARD);
+		return PR_SKIP;
+	}
+	if (err == EMFILE || err == ENFILE) {
+		why_set(why, len, "perf_event_open: %s", strerror(err));
+		return -err;
+	}
+	why_set(why, len, "perf_event_open(%s%s): %s", o->tp ? o->tp->name : "dummy",
+		o->backward ? ", write_backward" : "", strerror(err));
+	return -err;
+}
+
+int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
+		bool writable, char *why, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int err;
+
+	r->fd = fd;
+	r->writable = writable;
+	r->map_len = (size_t)(data_pages + 1) * page;
+	r->base = mmap(NULL, r->map_len, PROT_READ | (writable ? PROT_WRITE : 0),
+		       MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		err = errno;
+		r->base = NULL;
+		if (err == EPERM) {
+			why_set(why, len,
+				"needs CAP_IPC_LOCK or a larger /proc/sys/kernel/perf_event_mlock_kb for a %u-page perf buffer",
+				data_pages);
+			return PR_SKIP;
+		}
+		why_set(why, len, "mmap of a %u-page %s perf buffer: %s", data_pages,
+			writable ? "writable" : "read-only", strerror(err));
+		return -err;
+	}
+	r->pg = r->base;
+	r->data = (unsigned char *)r->base + r->pg->data_offset;
+	r->size = r->pg->data_size;
+	if (!r->pg->data_offset || r->size != (__u64)data_pages * page) {
+		/* Kernels before 4.1 have no data_offset/data_size. */
+		r->data = (unsigned char *)r->base + page;
+		r->size = (__u64)data_pages * page;
+	}
+	return 0;
+}
+
+int pr_ring_open(struct pr_ring *r, const struct pr_opts *o,
+		 char *why, size_t len)
+{
+	struct perf_event_attr attr;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	pr_attr_from_opts(&attr, o);
+	r->sample_type = attr.sample_type;
+	r->backward = o->backward;
+	r->writable = o->writable;
+	r->seq_off = o->tp ? o->tp->seq_off : 0;
+
+	fd = pr_perf_open(&attr, o->pid, o->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return open_errno_reason(o, errno, why, len);
+	r->fd = fd;
+	if (!o->data_pages)
+		return 0;
+	ret = pr_ring_map(r, fd, o->data_pages, o->writable, why, len);
+	if (ret) {
+		close(fd);
+		r->fd = -1;
+	}
+	return ret;
+}
+
+void pr_ring_close(struct pr_ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_len);
+	r->base = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+__u64 pr_ring_head(const struct pr_ring *r)
+{
+	/* Pairs with the kernel's store of data_head after the data. */
+	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+__u64 pr_ring_tail(const struct pr_ring *r)
+{
+	return __atomic_load_n(&r->pg->data_tail, __ATOMIC_RELAXED);
+}
+
+void pr_ring_set_tail(struct pr_ring *r, __u64 tail)
+{
+	/* All reads of the data happen before the kernel may reuse it. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void pr_ring_copy(const struct pr_ring *r, __u64 pos, void *dst, size_t len)
+{
+	__u64 off = pos & (r->size - 1);
+	size_t first = len;
+
+	if (off + len > r->size)
+		first = r->size - off;
+	memcpy(dst, r->data + off, first);
+	if (first < len)
+		memcpy((char *)dst + first, r->data, len - first);
+}
+
+int pr_enable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
+}
+
+int pr_disable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -errno : 0;
+}
+
+int pr_pause(int fd, bool pause)
+{
+	return ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
+}
+
+int pr_read_count(int fd, __u64 *count, __u64 *lost)
+{
+	__u64 v[2];
+
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		return -errno ? -errno : -EIO;
+	if (count)
+		*count = v[0];
+	if (lost)
+		*lost = v[1];
+	return 0;
+}
+
+/* ---- records ---- */
+
+#define PR_KNOWN_SAMPLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+
+unsigned int pr_sample_size(__u64 st, unsigned int raw_bytes)
+{
+	unsigned int n = sizeof(struct perf_event_header);
+
+	n += 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
+	n += 8 * !!(st & PERF_SAMPLE_IP);
+	n += 8 * !!(st & PERF_SAMPLE_TID);
+	n += 8 * !!(st & PERF_SAMPLE_TIME);
+	n += 8 * !!(st & PERF_SAMPLE_ID);
+	n += 8 * !!(st & PERF_SAMPLE_CPU);
+	n += 8 * !!(st & PERF_SAMPLE_PERIOD);
+	if (st & PERF_SAMPLE_RAW)
+		n += (sizeof(__u32) + raw_bytes + 7) & ~7U;
+	return n;
+}
+
+unsigned int pr_close_sample_size(const struct pr_ring *r)
+{
+	/* sys_enter_close: the sequence field is the last one in the entry. */
+	return pr_sample_size(r->sample_type, r->seq_off + 8);
+}
+
+static __u64 get_u64(const struct pr_ring *r, __u64 pos)
+{
+	__u64 v;
+
+	pr_ring_copy(r, pos, &v, sizeof(v));
+	return v;
+}
+
+int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
+	     struct pr_rec *rec, char *why, size_t len)
+{
+	struct perf_event_header h;
+	__u64 p, st = r->sample_type;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->pos = pos;
+	if (end - pos < sizeof(h)) {
+		why_set(why, len, "record header at %#llx runs past the end %#llx",
+			(unsigned long long)pos, (unsigned long long)end);
+		return -EBADMSG;
+	}
+	pr_ring_copy(r, pos, &h, sizeof(h));
+	rec->type = h.type;
+	rec->misc = h.misc;
+	rec->size = h.size;
+	if (h.size < sizeof(h) || h.size % 8 || h.size > r->size) {
+		why_set(why, len, "record at %#llx: bad size %u (type %u)",
+			(unsigned long long)pos, h.size, h.type);
+		return -EBADMSG;
+	}
+	if (h.type == 0 || h.type >= PERF_RECORD_MAX) {
+		why_set(why, len, "record at %#llx: bad type %u (size %u)",
+			(unsigned long long)pos, h.type, h.size);
+		return -EBADMSG;
+	}
+	if (h.size > end - pos) {
+		why_set(why, len, "record at %#llx (type %u, size %u) runs past %#llx",
+			(unsigned long long)pos, h.type, h.size,
+			(unsigned long long)end);
+		return -EBADMSG;
+	}
+	p = pos + sizeof(h);
+	if (h.type == PERF_RECORD_LOST) {
+		if (h.size < sizeof(h) + 16) {
+			why_set(why, len, "LOST record at %#llx too short (%u)",
+				(unsigned long long)pos, h.size);
+			return -EBADMSG;
+		}
+		rec->id = get_u64(r, p);
+		rec->lost = get_u64(r, p + 8);
+		return 0;
+	}
+	if (h.type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (st & ~PR_KNOWN_SAMPLE) {
+		why_set(why, len, "sample_type %#llx not understood by the walker",
+			(unsigned long long)st);
+		return -EBADMSG;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		rec->id = get_u64(r, p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP)
+		p += 8;
+	if (st & PERF_SAMPLE_TID) {
+		__u32 pt[2];
+
+		pr_ring_copy(r, p, pt, sizeof(pt));
+		rec->pid = pt[0];
+		rec->tid = pt[1];
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		rec->time = get_u64(r, p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		rec->id = get_u64(r, p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		__u32 c[2];
+
+		pr_ring_copy(r, p, c, sizeof(c));
+		rec->cpu = c[0];
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		p += 8;
+	if (st & PERF_SAMPLE_RAW) {
+		__u32 raw;
+		__u64 fd = 0;
+
+		pr_ring_copy(r, p, &raw, sizeof(raw));
+		if (pr_sample_size(st, raw) != h.size) {
+			why_set(why, len,
+				"sample at %#llx: size %u does not match sample_type %#llx with %u raw bytes",
+				(unsigned long long)pos, h.size,
+				(unsigned long long)st, raw);
+			return -EBADMSG;
+		}
+		if (r->seq_off + 8 <= raw) {
+			pr_ring_copy(r, p + 4 + r->seq_off, &fd, sizeof(fd));
+			if (fd >= PR_SEQ_BASE && fd < PR_SEQ_BASE + PR_SEQ_SPAN) {
+				rec->seq = fd - PR_SEQ_BASE;
+				rec->has_seq = true;
+			}
+		}
+	} else if (p - pos != h.size) {
+		why_set(why, len, "sample at %#llx: size %u, expected %llu",
+			(unsigned long long)pos, h.size,
+			(unsigned long long)(p - pos));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
+		     pr_rec_fn fn, void *ctx, char *why, size_t len)
+{
+	struct pr_rec rec;
+	long n = 0;
+	int ret;
+
+	if (to - from > r->size) {
+		why_set(why, len, "span %#llx..%#llx is larger than the buffer",
+			(unsigned long long)from, (unsigned long long)to);
+		return -EBADMSG;
+	}
+	while (from != to) {
+		ret = pr_parse(r, from, to, &rec, why, len);
+		if (ret)
+			return ret;
+		if (fn) {
+			ret = fn(&rec, ctx);
+			if (ret)
+				return ret;
+		}
+		from += rec.size;
+		n++;
+	}
+	return n;
+}
+
+long pr_walk_backward(const struct pr_ring *r, __u64 head,
+		      pr_rec_fn fn, void *ctx, char *why, size_t len)
+{
+	__u64 end = head + r->size, pos = head;
+	struct perf_event_header h;
+	struct pr_rec rec;
+	long n = 0;
+	int ret;
+
+	while (end - pos >= sizeof(h)) {
+		pr_ring_copy(r, pos, &h, sizeof(h));
+		if (h.size == 0)
+			break;			/* never written */
+		if (h.size > end - pos)
+			break;			/* tail overwritten by newer data */
+		ret = pr_parse(r, pos, end, &rec, why, len);
+		if (ret)
+			return ret;
+		if (fn) {
+			ret = fn(&rec, ctx);
+			if (ret)
+				return ret;
+		}
+		pos += rec.size;
+		n++;
+	}
+	return n;
+}
+
+int pr_recs_push(const struct pr_rec *rec, void *ctx)
+{
+	struct pr_recs *rs = ctx;
+
+	if (rs->n >= rs->max)
+		return -ENOSPC;
+	rs->v[rs->n++] = *rec;
+	return 0;
+}
+
+/* ---- workload ---- */
+
+void pr_close_range(unsigned long first, unsigned long count)
+{
+	unsigned long i;
+
+	for (i = 0; i < count; i++)
+		pr_close_seq(first + i);
+}
+
+int pr_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int pr_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int i, n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (i = 0; i < CPU_SETSIZE && n < max; i++)
+		if (CPU_ISSET(i, &set))
+			cpus[n++] = i;
+	return n;
+}
+
+double pr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared helpers for the perf_ring selftests: opening events, looking up
+ * tracepoints, mapping ring buffers and walking the records in them.
+ *
+ * Every test carries a sequence number in the records it produces: it calls
+ * close(PR_SEQ_BASE + seq) and records syscalls:sys_enter_close with
+ * PERF_SAMPLE_RAW, whose "fd" field then holds PR_SEQ_BASE + seq. No real
+ * file descriptor is that large, so each close() fails with EBADF and costs
+ * only the syscall.
+ */
+#ifndef PERF_RING_LIB_H
+#define PERF_RING_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+/*
+ * Fallbacks so the suite builds against a tree whose uapi header lacks the
+ * feature (the "pre-series" kernel). The tests find out at run time whether
+ * the kernel has it.
+ */
+#ifndef PERF_EVENT_IOC_PAUSE_OUTPUT
+#define PERF_EVENT_IOC_PAUSE_OUTPUT	_IOW('$', 9, __u32)
+#endif
+#ifndef PERF_EVENT_IOC_SET_OUTPUT
+#define PERF_EVENT_IOC_SET_OUTPUT	_IO('$', 5)
+#endif
+#ifndef PERF_FORMAT_LOST
+#define PERF_FORMAT_LOST		(1U << 4)
+#endif
+
+/*
+ * write_backward is bit 27 of the u64 bitfield word that follows
+ * read_format (after context_switch, bit 26). A tree without the feature
+ * names that bit __reserved, so it is set through the word, never by name.
+ */
+#define PR_WRITE_BACKWARD_BIT	27
+#define PR_CONTEXT_SWITCH_BIT	26
+
+#define PR_SEQ_BASE		0x40000000UL
+#define PR_SEQ_SPAN		0x10000000UL
+
+/* The two reasons a kernel without the series gives. */
+#define PR_LACKS_BACKWARD	"kernel lacks write_backward"
+#define PR_LACKS_PAUSE		"kernel lacks PAUSE_OUTPUT"
+
+/* Results of the set-up helpers: 0 is ready, PR_SKIP means "skip, see why". */
+#define PR_SKIP			1
+#define PR_WHY_LEN		256
+
+/* ---- run-time scaling ---- */
+double pr_scale(void);
+unsigned long pr_scaled(unsigned long n, unsigned long min);
+double pr_env_seconds(const char *name, double dflt, double min);
+
+/* ---- attributes and opening ---- */
+int pr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		 int group_fd, unsigned long flags);
+__u64 *pr_attr_flags_word(struct perf_event_attr *attr);
+void pr_attr_set_flag_bit(struct perf_event_attr *attr, unsigned int bit);
+void pr_attr_set_backward(struct perf_event_attr *attr);
+int pr_paranoid(void);
+
+/*
+ * Kernel features, probed once with a software dummy event (which any user
+ * may open with exclude_kernel). Return 1 when present, 0 when absent (and
+ * @why holds the PR_LACKS_* reason), -EACCES when the probe needs a
+ * privilege the caller lacks (a reason to skip, in @why), or another
+ * negative errno when the probe itself failed (described in @why).
+ */
+int pr_has_backward(char *why, size_t len);
+int pr_has_pause(char *why, size_t len);
+
+/* ---- tracepoints ---- */
+struct pr_tp {
+	char name[64];		/* "subsys:event" */
+	__u64 id;
+	unsigned int seq_off;	/* offset of the sequence field in the raw data */
+	unsigned int seq_size;
+};
+
+/*
+ * Look up @sys:@event in tracefs (/sys/kernel/tracing, then
+ * /sys/kernel/debug/tracing) and the offset of @field in its format.
+ * Returns 0, or PR_SKIP with the reason in @why.
+ */
+int pr_tp_lookup(const char *sys, const char *event, const char *field,
+		 struct pr_tp *tp, char *why, size_t len);
+/* syscalls:sys_enter_close, field fd: the carrier of sequence numbers. */
+int pr_tp_close(struct pr_tp *tp, char *why, size_t len);
+
+/* ---- ring buffers ---- */
+struct pr_ring {
+	int fd;
+	void *base;
+	size_t map_len;
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	__u64 size;		/* bytes of data, a power of two */
+	__u64 sample_type;
+	unsigned int seq_off;	/* copied from the tracepoint */
+	bool backward;
+	bool writable;
+};
+
+struct pr_opts {
+	const struct pr_tp *tp;	/* NULL: software dummy event */
+	__u64 sample_type;	/* 0: TID | TIME | RAW */
+	__u64 read_format;	/* 0: PERF_FORMAT_LOST */
+	bool backward;
+	bool writable;		/* PROT_WRITE mapping; false: overwrite mode */
+	bool inherit;
+	bool enabled;		/* open enabled (default: disabled) */
+	unsigned int data_pages;	/* 0: no mapping */
+	pid_t pid;		/* 0: this thread */
+	int cpu;		/* -1: any */
+	__u32 wakeup_watermark;	/* bytes; 0: wake on every record */
+};
+
+void pr_opts_init(struct pr_opts *o, const struct pr_tp *tp);
+void pr_attr_from_opts(struct perf_event_attr *attr, const struct pr_opts *o);
+
+/*
+ * Open the event described by @o and map its buffer. Returns 0, PR_SKIP
+ * (missing feature or privilege, reason in @why) or a negative errno
+ * (unexpected failure, description in @why).
+ */
+int pr_ring_open(struct pr_ring *r, const struct pr_opts *o,
+		 char *why, size_t len);
+/* Map an already open event's buffer. Same results as pr_ring_open(). */
+int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
+		bool writable, char *why, size_t len);
+void pr_ring_close(struct pr_ring *r);
+
+__u64 pr_ring_head(const struct pr_ring *r);
+__u64 pr_ring_tail(const struct pr_ring *r);
+void pr_ring_set_tail(struct pr_ring *r, __u64 tail);
+void pr_ring_copy(const struct pr_ring *r, __u64 pos, void *dst, size_t len);
+
+int pr_enable(int fd);
+int pr_disable(int fd);
+int pr_pause(int fd, bool pause);
+
+/* read() with PERF_FORMAT_LOST: the event count and its lost samples. */
+int pr_read_count(int fd, __u64 *count, __u64 *lost);
+
+/* ---- records ---- */
+struct pr_rec {
+	__u64 pos;		/* position in the ring (data_head units) */
+	__u32 type;
+	__u16 misc;
+	__u16 size;
+	__u32 pid, tid;
+	__u32 cpu;
+	__u64 time;
+	__u64 id;
+	__u64 seq;		/* samples: fd - PR_SEQ_BASE */
+	bool has_seq;		/* the fd lies in [BASE, BASE + SPAN) */
+	__u64 lost;		/* PERF_RECORD_LOST */
+};
+
+/* Size of one sample of @sample_type with a raw payload of @raw_bytes. */
+unsigned int pr_sample_size(__u64 sample_type, unsigned int raw_bytes);
+/* Size of one sys_enter_close sample in this ring. */
+unsigned int pr_close_sample_size(const struct pr_ring *r);
+
+/*
+ * Decode and check the record at @pos, which must fit before @end.
+ * Returns 0, or -EBADMSG with the problem in @why: a header that is not
+ * 8-byte aligned in size, an unknown type, a size past @end, or a sample
+ * whose layout does not match the ring's sample_type.
+ */
+int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
+	     struct pr_rec *rec, char *why, size_t len);
+
+typedef int (*pr_rec_fn)(const struct pr_rec *rec, void *ctx);
+
+/*
+ * Forward walk from @from to @to (tail to head). Every record must be
+ * whole. Returns the number of records, or a negative errno: -EBADMSG for
+ * a bad record, or whatever @fn returned when it stopped the walk.
+ */
+long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
+		     pr_rec_fn fn, void *ctx, char *why, size_t len);
+/*
+ * Backward walk from @head (the newest record) towards older ones, over at
+ * most one buffer length. The walk ends at a zero header (never written) or
+ * at a record that runs past head + size (its end was overwritten by newer
+ * records): that is the end of the data, not an error.
+ */
+long pr_walk_backward(const struct pr_ring *r, __u64 head,
+		      pr_rec_fn fn, void *ctx, char *why, size_t len);
+
+/* Collect records into an array (the walk fails with -ENOSPC past @max). */
+struct pr_recs {
+	struct pr_rec *v;
+	size_t n, max;
+};
+int pr_recs_push(const struct pr_rec *rec, void *ctx);
+
+/* ---- workload ---- */
+static inline void pr_close_seq(unsigned long seq)
+{
+	close((int)(PR_SEQ_BASE + seq));
+}
+
+void pr_close_range(unsigned long first, unsigned long count);
+
+/* Pin the calling thread to @cpu. Returns 0 or -errno. */
+int pr_pin_cpu(int cpu);
+/* The CPUs this process may run on, up to @max of them; returns how many. */
+int pr_cpus(int *cpus, int max);
+double pr_now(void);
+
+#endif /* PERF_RING_LIB_H */
