@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERF_EVENT_IOC_PAUSE_OUTPUT: a paused buffer takes no records, counts the
+ * ones it refused as lost (in a PERF_RECORD_LOST after resume and in
+ * read() with PERF_FORMAT_LOST), writes again after resume, needs a buffer,
+ * and pauses only itself. Run in all four ring modes.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include "perf_ring_harness.h"
+
+FIXTURE(pause) {
+	struct pr_tp tp;
+	struct pr_ring r, r2;
+	unsigned int rec;
+};
+
+FIXTURE_VARIANT(pause) {
+	bool backward;
+	bool overwrite;
+};
+
+FIXTURE_VARIANT_ADD(pause, forward_writable) {
+	.backward = false,
+	.overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(pause, forward_overwrite) {
+	.backward = false,
+	.overwrite = true,
+};
+
+FIXTURE_VARIANT_ADD(pause, backward_writable) {
+	.backward = true,
+	.overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(pause, backward_overwrite) {
+	.backward = true,
+	.overwrite = true,
+};
+
+FIXTURE_SETUP(pause)
+{
+	char why[PR_WHY_LEN] = "";
+
+	self->r.fd = -1;
+	self->r2.fd = -1;
+	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
+	if (variant->backward)
+		PR_NEED_BACKWARD();
+	PR_NEED_PAUSE();
+}
+
+FIXTURE_TEARDOWN(pause)
+{
+	pr_ring_close(&self->r2);
+	pr_ring_close(&self->r);
+}
+
+static const char *mode_name(const FIXTURE_VARIANT(pause) *v)
+{
+	if (v->backward)
+		return v->overwrite ? "backward overwrite" : "backward writable";
+	return v->overwrite ? "forward overwrite" : "forward writable";
+}
+
+#define PAUSE_OPEN(ring, pages) do {					\
+	char __why[PR_WHY_LEN] = "";					\
+	struct pr_opts __o;						\
+	pr_opts_init(&__o, &self->tp);					\
+	__o.backward = variant->backward;				\
+	__o.writable = !variant->overwrite;				\
+	__o.data_pages = (pages);					\
+	PR_REQUIRE(pr_ring_open((ring), &__o, __why, sizeof(__why)), __why); \
+	self->rec = pr_close_sample_size(ring);				\
+} while (0)
+
+/* Walk the whole buffer in its own direction into @rs. */
+static long walk_all(const struct pr_ring *r, struct pr_recs *rs,
+		     char *why, size_t len)
+{
+	if (r->backward)
+		return pr_walk_backward(r, pr_ring_head(r), pr_recs_push, rs, why, len);
+	return pr_walk_forward(r, pr_ring_tail(r), pr_ring_head(r), pr_recs_push,
+			       rs, why, len);
+}
+
+TEST_F(pause, head_frozen_while_paused)
+{
+	const unsigned long before = 20, paused = 50;
+	__u64 h0, h1, h2;
+
+	PAUSE_OPEN(&self->r, 4);
+	ASSERT_EQ(0, pr_enable(self->r.fd));
+	pr_close_range(0, before);
+	h0 = pr_ring_head(&self->r);
+	ASSERT_EQ(0, pr_pause(self->r.fd, true));
+	h1 = pr_ring_head(&self->r);
+	pr_close_range(before, paused);
+	h2 = pr_ring_head(&self->r);
+	ASSERT_EQ(0, pr_pause(self->r.fd, false));
+	ASSERT_EQ(0, pr_disable(self->r.fd));
+
+	ASSERT_EQ(h0, h1);
+	ASSERT_EQ(h1, h2);
+	TH_LOG("%s: data_head stayed at %lld while %lu records were issued paused",
+	       mode_name(variant), (long long)h1, paused);
+}
+
+TEST_F(pause, lost_counted_while_paused)
+{
+	const unsigned long before = 20, paused = 50, after = 20;
+	char why[PR_WHY_LEN] = "";
+	struct pr_rec v[128];
+	struct pr_recs rs = { .v = v, .max = 128 };
+	unsigned long samples = 0, nlost = 0, i, s;
+	__u64 count, lost, lost_rec = 0;
+	long cnt;
+
+	PAUSE_OPEN(&self->r, 4);
+	ASSERT_EQ(0, pr_enable(self->r.fd));
+	pr_close_range(0, before);
+	ASSERT_EQ(0, pr_pause(self->r.fd, true));
+	pr_close_range(before, paused);
+	ASSERT_EQ(0, pr_pause(self->r.fd, false));
+	pr_close_range(before + paused, after);
+	ASSERT_EQ(0, pr_disable(self->r.fd));
+
+	ASSERT_EQ(0, pr_read_count(self->r.fd, &count, &lost));
+	ASSERT_EQ(before + paused + after, count);
+	ASSERT_EQ(paused, lost);
+
+	cnt = walk_all(&self->r, &rs, why, sizeof(why));
+	ASSERT_GE(cnt, 0) TH_LOG("%s", why);
+	for (i = 0; i < rs.n; i++) {
+		if (v[i].type == PR_LOST) {
+			nlost++;
+			lost_rec = v[i].lost;
+			continue;
+		}
+		ASSERT_EQ(PR_SAMPLE, v[i].type);
+		ASSERT_TRUE(v[i].has_seq);
+		/* In walk order: forward rises, backward falls; the paused ones are gone. */
+		s = variant->backward ? before + after - 1 - samples : samples;
+		if (s >= before)
+			s += paused;
+		ASSERT_EQ(s, v[i].seq) TH_LOG("sample %lu", samples);
+		samples++;
+	}
+	ASSERT_EQ(before + after, samples);
+	ASSERT_EQ(1UL, nlost);
+	ASSERT_EQ(paused, lost_rec);
+	TH_LOG("%s: %lu issued while paused; PERF_RECORD_LOST says %llu, read() says %llu; the %lu others are all there",
+	       mode_name(variant), paused, (unsigned long long)lost_rec,
+	       (unsigned long long)lost, samples);
+}
+
+TEST_F(pause, writing_resumes_after_pause)
+{
+	const unsigned long paused = 30, after = 40;
+	char why[PR_WHY_LEN] = "";
+	struct pr_rec rec;
+	__u64 h1, h2, newest;
+
+	PAUSE_OPEN(&self->r, 4);
+	ASSERT_EQ(0, pr_enable(self->r.fd));
+	ASSERT_EQ(0, pr_pause(self->r.fd, true));
+	pr_close_range(0, paused);
+	h1 = pr_ring_head(&self->r);
+	ASSERT_EQ(0, pr_pause(self->r.fd, false));
+	pr_close_range(paused, after);
+	ASSERT_EQ(0, pr_disable(self->r.fd));
+	h2 = pr_ring_head(&self->r);
+
+	/* The first record after resume carries the LOST record with it. */
+	ASSERT_EQ(0ULL, h1);
+	ASSERT_EQ(after * self->rec + 24, variant->backward ? -h2 : h2);
+	newest = variant->backward ? h2 : h2 - self->rec;
+	ASSERT_EQ(0, pr_parse(&self->r, newest, newest + self->rec, &rec, why,
+			      sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(PR_SAMPLE, rec.type);
+	ASSERT_EQ(paused + after - 1, rec.seq);
+	TH_LOG("%s: paused from the start, data_head stayed 0; after resume it moved by %lld (%lu records + one LOST), newest seq %llu",
+	       mode_name(variant), (long long)(variant->backward ? -h2 : h2), after,
+	       (unsigned long long)rec.seq);
+}
+
+TEST_F(pause, pause_leaves_other_buffers_running)
+{
+	const unsigned long n = 60;
+	char why[PR_WHY_LEN] = "";
+	struct pr_rec v[80];
+	struct pr_recs rs = { .v = v, .max = 80 };
+	__u64 h1, lost1, lost2;
+	unsigned long i;
+	long cnt;
+
+	PAUSE_OPEN(&self->r, 4);
+	PAUSE_OPEN(&self->r2, 4);
+	ASSERT_EQ(0, pr_pause(self->r.fd, true));
+	h1 = pr_ring_head(&self->r);
+	ASSERT_EQ(0, pr_enable(self->r.fd));
+	ASSERT_EQ(0, pr_enable(self->r2.fd));
+	pr_close_range(0, n);
+	ASSERT_EQ(0, pr_disable(self->r2.fd));
+	ASSERT_EQ(0, pr_disable(self->r.fd));
+
+	ASSERT_EQ(h1, pr_ring_head(&self->r));
+	ASSERT_EQ(0, pr_read_count(self->r.fd, NULL, &lost1));
+	ASSERT_EQ(0, pr_read_count(self->r2.fd, NULL, &lost2));
+	ASSERT_EQ(n, lost1);
+	ASSERT_EQ(0ULL, lost2);
+	cnt = walk_all(&self->r2, &rs, why, sizeof(why));
+	ASSERT_GE(cnt, 0) TH_LOG("%s", why);
+	ASSERT_EQ(n, (unsigned long)cnt);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(PR_SAMPLE, v[i].type);
+		ASSERT_EQ(variant->backward ? n - 1 - i : i, v[i].seq);
+	}
+	ASSERT_EQ(0, pr_pause(self->r.fd, false));
+	TH_LOG("%s: with one buffer paused, the other took all %lu records (seq 0..%lu) and lost none; the paused one lost %llu",
+	       mode_name(variant), n, n - 1, (unsigned long long)lost1);
+}
+
+TEST(pause_without_buffer_einval)
+{
+	char why[PR_WHY_LEN] = "";
+	struct pr_ring r;
+	struct pr_opts o;
+	int ret;
+
+	PR_NEED_PAUSE();
+	/* A software event: no tracepoint privilege needed. */
+	pr_opts_init(&o, NULL);
+	o.data_pages = 0;
+	PR_REQUIRE(pr_ring_open(&r, &o, why, sizeof(why)), why);
+	ret = pr_pause(r.fd, true);
+	pr_ring_close(&r);
+	ASSERT_EQ(-EINVAL, ret);
+	TH_LOG("PAUSE_OUTPUT on an event without a buffer: EINVAL");
+}
+
+TEST_HARNESS_MAIN
