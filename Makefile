@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf_ring: the top-level make targets. README says what each one does.
+#
+#   make run                     the main job (a flight-recorder demo)
+#   make check                   every test, as CI runs it
+#   make deps                    install missing Debian packages
+#   make kernel KERNEL=pre|post|upstream
+#   make qemu-check KERNEL=pre|post|upstream
+#   make kselftest TARGETS=perf_ring
+#   make series / series-check   the kernel patch series in kernel/
+#   make tools / tools-test / tools-e2e / tools-asan
+#   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
+
+KERNEL ?= post
+TARGETS ?= perf_ring
+S := scripts/perf_ring
+
+# Quiet by default, like kbuild; V=1 shows the commands.
+ifneq ($(V),1)
+Q := @
+MAKEFLAGS += --no-print-directory
+endif
+
+.PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
+	tools tools-static tools-test tools-e2e tools-asan series series-check \
+	check run bench qemu-bench clean help
+
+all: tools
+
+help:
+	$(Q)sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	$(Q)$(S)/deps.sh
+
+base: deps
+	$(Q)$(S)/base.sh build/linux-base
+
+kernel: deps
+	$(Q)$(S)/build-kernel.sh $(KERNEL)
+
+initramfs: kernel tools-static
+	$(Q)$(S)/initramfs.sh $(KERNEL)
+
+qemu-check: initramfs
+	$(Q)$(S)/qemu-check.sh $(KERNEL)
+
+kselftest: base
+	$(Q)$(S)/kselftest.sh $(TARGETS)
+
+kselftest-user: base
+	$(Q)$(S)/kselftest.sh --user nobody $(TARGETS)
+
+# The recorder (tools/perf_ring builds into build/tools/perf_ring).
+tools: deps
+	$(Q)if [ -f tools/perf_ring/Makefile ]; then $(MAKE) -C tools/perf_ring; fi
+
+tools-static: deps
+	$(Q)if [ -f tools/perf_ring/Makefile ]; then $(MAKE) -C tools/perf_ring static; fi
+
+tools-test: deps
+	$(Q)$(MAKE) -C tools/perf_ring test
+
+tools-e2e: deps
+	$(Q)$(MAKE) -C tools/perf_ring e2e
+
+tools-asan: deps
+	$(Q)$(MAKE) -C tools/perf_ring asan-test
+
+series: deps
+	$(Q)$(S)/series.sh $(WORKTREE)
+
+series-check: deps
+	$(Q)$(S)/build-kernel.sh pre
+	$(Q)$(S)/series-check.sh build/kernel/pre
+	$(Q)$(MAKE) qemu-check KERNEL=post
+
+bench: deps tools
+	$(Q)$(S)/bench.sh
+
+qemu-bench: deps
+	$(Q)$(S)/qemu-bench.sh
+
+check: deps
+	$(Q)$(S)/check.sh
+
+run: deps tools
+	$(Q)$(S)/run.sh
+
+clean:
+	rm -rf build

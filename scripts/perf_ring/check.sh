@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: what "make check" runs. Every step runs even when an earlier one
+# failed, so one CI log shows everything that is broken; the exit status is
+# non-zero when any step failed. Each step's output is streamed, and a table
+# of steps, results and times closes the run.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$PR_ROOT"
+
+steps=(
+	"tools: build the recorder (-Wall -Wextra -Werror)|make tools"
+	"tools: unit tests|make tools-test"
+	"tools: unit tests under ASan and UBSan|make tools-asan"
+	"kselftest on the host kernel, as root|make kselftest TARGETS=perf_ring"
+	"kselftest on the host kernel, as nobody (perf_event_paranoid=2)|make kselftest-user TARGETS=perf_ring"
+	"recorder end to end against perf|make tools-e2e"
+	"benchmarks, quick run|make bench QUICK=1"
+	"kernel PRE: build|make kernel KERNEL=pre"
+	"kernel PRE: boot in QEMU with the selftests|make qemu-check KERNEL=pre"
+	"series: apply, build each patch, checkpatch, sparse|scripts/perf_ring/series-check.sh build/kernel/pre"
+	"kernel POST: build|make kernel KERNEL=post"
+	"kernel POST: boot in QEMU with the selftests|make qemu-check KERNEL=post"
+)
+[ -n "${CHECK_STEPS:-}" ] && mapfile -t steps < <(printf '%s\n' "${steps[@]}" | grep -E "$CHECK_STEPS")
+
+t_all=$(date +%s)
+results=()
+failed=0
+i=0
+for s in "${steps[@]}"; do
+	i=$((i + 1))
+	name=${s%%|*}
+	cmd=${s#*|}
+	printf '\n==> [%d/%d] %s (%s)\n' "$i" "${#steps[@]}" "$name" "$cmd"
+	t0=$(date +%s)
+	if bash -c "$cmd"; then r=PASS; else r=FAIL; failed=$((failed + 1)); fi
+	results+=("$(printf '%-4s %8s  %s' "$r" "$(pr_elapsed "$t0")" "$name")")
+	printf '<== %s: %s in %s\n' "$name" "$r" "$(pr_elapsed "$t0")"
+done
+
+printf '\nmake check: %d step(s), %d failed, %s in all\n' "${#steps[@]}" "$failed" "$(pr_elapsed "$t_all")"
+printf '  %s\n' "${results[@]}"
+[ "$failed" -eq 0 ]

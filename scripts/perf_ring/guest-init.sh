@@ -1,0 +1,77 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the perf_ring guest. Mounts what the selftests need, then, by
+# perf_ring.mode= on the kernel command line:
+#   probe  prints the boot marker and powers off (the KVM probe);
+#   check  loads the ABI module, runs every selftest and prints TAP;
+#   bench  runs the icount benchmark (bench/guest-bench.sh).
+# Everything goes to the serial console, which the host reads.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
+
+mode=check
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	perf_ring.mode=*) mode=${arg#perf_ring.mode=} ;;
+	perf_ring.scale=*) export PERF_RING_SCALE=${arg#perf_ring.scale=} ;;
+	esac
+done
+
+echo "PERF_RING_BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+
+run_check() {
+	tests=$(cat /selftests/perf_ring/list 2>/dev/null)
+	n=1
+	for t in $tests; do n=$((n + 1)); done
+	[ -x /usr/bin/perf-ring-guest-test ] && n=$((n + 1))
+
+	echo "TAP version 13"
+	echo "1..$n"
+	echo "# uname -r: $(uname -r)"
+	i=1
+	if insmod /lib/modules/perf_ring_abi.ko; then
+		echo "ok $i perf_ring_abi: struct perf_event_attr layout"
+		rmmod perf_ring_abi
+	else
+		echo "not ok $i perf_ring_abi: struct perf_event_attr layout"
+	fi
+	for t in $tests; do
+		i=$((i + 1))
+		echo "# selftests: perf_ring: $t"
+		rm -f /tmp/rc
+		( cd /selftests/perf_ring && { timeout -s KILL 600 "./$t" 2>&1; echo $? > /tmp/rc; } ) |
+			sed 's/^/# /'
+		rc=$(cat /tmp/rc 2>/dev/null || echo 255)
+		case "$rc" in
+		0) echo "ok $i selftests: perf_ring: $t" ;;
+		4) echo "ok $i selftests: perf_ring: $t # SKIP" ;;
+		*) echo "not ok $i selftests: perf_ring: $t # exit=$rc" ;;
+		esac
+	done
+	if [ -x /usr/bin/perf-ring-guest-test ]; then
+		i=$((i + 1))
+		if /usr/bin/perf-ring-guest-test 2>&1 | sed 's/^/# /'; then
+			echo "ok $i perf-ring: record and report in the guest"
+		else
+			echo "not ok $i perf-ring: record and report in the guest"
+		fi
+	fi
+}
+
+case "$mode" in
+probe) ;;
+check) run_check ;;
+bench) sh /bench/guest-bench.sh ;;
+*) echo "perf_ring: unknown perf_ring.mode=$mode" ;;
+esac
+echo "PERF_RING_DONE"
+poweroff -f

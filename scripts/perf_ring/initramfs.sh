@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# initramfs.sh pre|post|upstream: build build/images/<KERNEL>/initramfs.cpio.gz
+# for the guest: busybox-static, the perf_ring selftests built static against
+# that kernel's own uapi headers, the Kbuild ABI module, the recorder (static)
+# when it is built, and scripts/perf_ring/guest-init.sh as /init.
+#
+# The archive is written by the kernel's own usr/gen_init_cpio from a list,
+# so /dev/console and the other nodes need no root.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: initramfs.sh pre|post|upstream}
+tree=$PR_BUILD/kernel/$kernel
+img=$PR_BUILD/images/$kernel
+work=$PR_BUILD/initramfs/$kernel
+[ -f "$img/bzImage" ] || pr_die "no kernel image for $kernel; run 'make kernel KERNEL=$kernel'"
+[ -x "$tree/usr/gen_init_cpio" ] || pr_die "$tree/usr/gen_init_cpio is missing (kernel tree not built?)"
+[ -x /bin/busybox ] || pr_die "/bin/busybox is missing; run 'make deps'"
+file -L /bin/busybox | grep -q 'statically linked' || pr_die "/bin/busybox is not static (install busybox-static)"
+
+rm -rf "$work"
+mkdir -p "$work/selftests"
+
+# The selftests, from that kernel's tree, with its own headers: on PRE they
+# see no write_backward and use their fallbacks.
+make -s -C "$tree" headers >/dev/null
+st=$tree/tools/testing/selftests/perf_ring
+rsync -a --delete "$PR_ROOT/tools/testing/selftests/perf_ring/" "$st/"
+if [ -f "$st/Makefile" ]; then
+	make -s -C "$st" OUTPUT="$work/selftests" LDFLAGS=-static >/dev/null ||
+		pr_die "$kernel: the selftests failed to build static"
+fi
+
+list=$work/cpio.list
+{
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/null 0666 0 0 c 1 3"
+	for d in bin sbin usr usr/bin proc sys tmp lib lib/modules selftests selftests/perf_ring bench etc; do
+		echo "dir /$d 0755 0 0"
+	done
+	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "slink /bin/sh busybox 0777 0 0"
+	echo "file /init $PR_ROOT/scripts/perf_ring/guest-init.sh 0755 0 0"
+	echo "file /lib/modules/perf_ring_abi.ko $img/perf_ring_abi.ko 0644 0 0"
+	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$work/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$work/group"
+	echo "file /etc/passwd $work/passwd 0644 0 0"
+	echo "file /etc/group $work/group 0644 0 0"
+	: > "$work/selftests/list"
+	for f in "$work"/selftests/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		b=$(basename "$f")
+		echo "$b" >> "$work/selftests/list"
+		echo "file /selftests/perf_ring/$b $f 0755 0 0"
+	done
+	echo "file /selftests/perf_ring/list $work/selftests/list 0644 0 0"
+	[ -f "$st/settings" ] && echo "file /selftests/perf_ring/settings $st/settings 0644 0 0"
+	# The recorder and its guest test, once tools/perf_ring builds them.
+	rec=$PR_BUILD/tools/perf_ring/static
+	for b in perf-ring close-loop perf-ring-guest-test; do
+		[ -x "$rec/$b" ] && echo "file /usr/bin/$b $rec/$b 0755 0 0"
+	done
+	for f in "$PR_ROOT"/bench/guest/*; do
+		[ -f "$f" ] && echo "file /bench/$(basename "$f") $f 0755 0 0"
+	done
+} > "$list"
+
+"$tree/usr/gen_init_cpio" "$list" | gzip -1 > "$img/initramfs.cpio.gz.tmp"
+mv "$img/initramfs.cpio.gz.tmp" "$img/initramfs.cpio.gz"
+pr_log "$kernel: initramfs with $(wc -l < "$work/selftests/list") selftest(s), $(du -h "$img/initramfs.cpio.gz" | cut -f1)"

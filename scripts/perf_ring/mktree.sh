@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mktree.sh pre|post|upstream: make or refresh build/kernel/<KERNEL>, the
+# source tree that "make kernel KERNEL=..." builds in place.
+#
+# build/kernel/origin is a git repository with two commits: "base" (the
+# pinned 6.12.118 tree, tag "base") and "pre-series baseline" (the base after
+# scripts/perf_ring/pre-edits.pl, tag "pre"). Each kernel tree is a copy of
+# it checked out at its own commit:
+#
+#   upstream  tag "base"
+#   pre       tag "pre"
+#   post      tag "pre" plus the series in kernel/ (git am)
+#
+# A new tree is copied (cp -a, which keeps timestamps) from a sibling that is
+# already built when there is one, so that the first build of the second
+# kernel only recompiles what the two commits differ in.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=${1:?usage: mktree.sh pre|post|upstream}
+case "$kernel" in pre|post|upstream) ;; *) pr_die "KERNEL=$kernel: use pre, post or upstream" ;; esac
+
+kdir=$PR_BUILD/kernel
+origin=$kdir/origin
+edits=$PR_ROOT/scripts/perf_ring/pre-edits.pl
+git_id=(-c "user.name=perf_ring project" -c "user.email=perf_ring@lists.invalid")
+# Fixed dates make the two origin commits the same on every machine.
+export GIT_AUTHOR_DATE="2025-01-01T00:00:00Z" GIT_COMMITTER_DATE="2025-01-01T00:00:00Z"
+if [ ! -d "$origin/.git" ]; then
+	t0=$(date +%s)
+	rm -rf "$origin"
+	"$PR_ROOT/scripts/perf_ring/base.sh" "$origin"
+	pr_log "origin: committing the base ($(pr_kernel_version "$origin"))"
+	(
+		cd "$origin"
+		git init -q -b perf_ring .
+		echo '/.perf_ring-*' >> .git/info/exclude
+		# -f: Debian's .gitignore ignores everything at the top level.
+		git add -f -A .
+		git "${git_id[@]}" commit -q -m "base" -m "Linux $(pr_kernel_version .) from $PR_BASE_PKG $PR_BASE_PKG_VERSION."
+		git tag base
+	)
+	pr_log "origin: base committed in $(pr_elapsed "$t0")"
+fi
+
+# The PRE commit, made when a kernel first needs it, and made again (with
+# every kernel tree thrown away) when pre-edits.pl changes.
+if [ "$kernel" != upstream ]; then
+	edits_sum=$(sha256sum "$edits" | cut -d' ' -f1)
+	if git -C "$origin" rev-parse -q --verify pre >/dev/null &&
+	   [ "$(cat "$origin/.perf_ring-pre-edits" 2>/dev/null)" != "$edits_sum" ]; then
+		pr_log "pre-edits.pl changed since the PRE commit was made: starting the kernel trees over"
+		for t in pre post upstream; do rm -rf "${kdir:?}/$t"; done
+		git -C "$origin" checkout -q -f base
+		git -C "$origin" tag -d pre >/dev/null
+	fi
+	if ! git -C "$origin" rev-parse -q --verify pre >/dev/null; then
+		pr_log "origin: taking upstream's backward ring buffer out (pre-edits.pl)"
+		(
+			cd "$origin"
+			git checkout -q -f base
+			"$edits" .
+			git add -u .
+			git "${git_id[@]}" commit -q -m "pre-series baseline" \
+				-m "Upstream's write_backward, PAUSE_OUTPUT and onward/backward output handlers taken out by scripts/perf_ring/pre-edits.pl."
+			git tag pre
+			git checkout -q base
+			echo "$edits_sum" > .perf_ring-pre-edits
+		) || pr_die "origin: pre-edits.pl failed; the PRE commit was not made"
+	fi
+fi
+
+tree=$kdir/$kernel
+if [ ! -d "$tree/.git" ]; then
+	src=$origin
+	for s in pre post upstream; do
+		if [ -f "$kdir/$s/vmlinux" ]; then src=$kdir/$s; break; fi
+	done
+	pr_log "$kernel: copying the tree from ${src#"$kdir"/}"
+	rm -rf "$tree"
+	cp -a "$src" "$tree"
+	rm -f "$tree/.perf_ring-series"
+	# cp gives every file a new inode: refresh git's stat cache so that
+	# the checkout below rewrites only files whose content differs.
+	git -C "$tree" update-index -q --refresh >/dev/null || true
+fi
+
+want=
+case "$kernel" in
+upstream) target=base ;;
+pre) target=pre ;;
+post)
+	target=pre
+	want=$(cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null | sha256sum | cut -d' ' -f1)
+	;;
+esac
+
+cd "$tree"
+if [ "$kernel" != post ]; then
+	if [ "$(git rev-parse HEAD)" != "$(git rev-parse "$target^{commit}")" ]; then
+		git checkout -q "$target"
+	fi
+	exit 0
+fi
+
+# post: pre plus the series. Re-apply only when the series changed.
+[ "$(cat .perf_ring-series 2>/dev/null)" = "$want" ] && exit 0
+git am --abort >/dev/null 2>&1 || true
+git checkout -q "$target"
+n=0
+if [ -f "$PR_ROOT/kernel/series" ]; then
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		git "${git_id[@]}" am -q --committer-date-is-author-date "$PR_ROOT/kernel/$p" ||
+			pr_die "post: kernel/$p does not apply on PRE (git am in ${tree#"$PR_ROOT"/})"
+		n=$((n + 1))
+	done < "$PR_ROOT/kernel/series"
+fi
+echo "$want" > .perf_ring-series
+pr_log "post: PRE plus $n patch(es) from kernel/series"
