@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# series-check.sh PRE_TREE [WORKDIR]: check that the series in kernel/
+# bisects. PRE_TREE is a PRE kernel git tree ("pre-series baseline" at
+# HEAD), ideally already built; it is not modified. It is copied to WORKDIR
+# (default build/series-check) with cp -a, which keeps objects and
+# timestamps, so each step rebuilds only what the patch touched. Then for
+# the baseline and for each patch in kernel/series, in order:
+#
+#   git am      the patch applies;
+#   build       make bzImage succeeds with no compiler warning;
+#   checkpatch  scripts/checkpatch.pl --strict reports nothing;
+#   sparse      make C=2 kernel/events/ adds no warning to the baseline's.
+#
+# It prints a line per check and a summary, and exits non-zero if any check
+# failed. Booting POST with the selftests is the QEMU pipeline's job.
+# JOBS sets make's -j (default 2).
+set -uo pipefail
+export LC_ALL=C
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+log() { printf '[perf_ring] series-check: %s\n' "$*" >&2; }
+die() { printf '[perf_ring] series-check: error: %s\n' "$*" >&2; exit 2; }
+elapsed() { local d=$(( $(date +%s) - $1 )); printf '%dm%02ds' $((d / 60)) $((d % 60)); }
+
+pre=${1:?usage: series-check.sh PRE_TREE [WORKDIR]}
+work=${2:-$root/build/series-check}
+jobs=${JOBS:-2}
+series=$root/kernel/series
+frag=$root/kernel/configs/perf_ring.config
+
+[ -d "$pre/kernel/events" ] || die "$pre: not a kernel tree"
+[ "$(git -C "$pre" log -1 --format=%s 2>/dev/null)" = "pre-series baseline" ] ||
+	die "$pre: HEAD is not the \"pre-series baseline\" commit"
+[ -f "$series" ] || die "kernel/series is missing"
+mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' "$series")
+[ "${#patches[@]}" -gt 0 ] || die "kernel/series lists no patches"
+for p in "${patches[@]}"; do
+	[ -f "$root/kernel/$p" ] || die "kernel/series names $p, which is not in kernel/"
+done
+
+case "$work" in /*) ;; *) work=$PWD/$work ;; esac
+t0=$(date +%s)
+log "copying ${pre} to ${work#"$root"/} (cp -a)"
+rm -rf "$work"
+mkdir -p "$(dirname "$work")"
+cp -a "$pre" "$work" || die "copy failed"
+cd "$work" || die "$work"
+git reset -q --hard HEAD
+logs=$work/.series-check
+mkdir -p "$logs"
+echo '/.series-check/' >> "$(git rev-parse --git-dir)/info/exclude"
+
+failed=0
+declare -a summary
+result() {	# result STEP CHECK ok|FAIL [detail]
+	local line
+	line=$(printf '%-44s %-10s %s' "$1" "$2" "$3${4:+ ($4)}")
+	summary+=("$line")
+	log "$line"
+	[ "$3" = ok ] || failed=1
+}
+
+# build TAG STEP: make bzImage; no compiler warning allowed after the
+# baseline. TAG names the log files, STEP is what is printed.
+build() {
+	local tag=$1 step=$2 blog=$logs/build-$1.log t
+	t=$(date +%s)
+	if ! make -j"$jobs" bzImage >"$blog" 2>&1; then
+		grep -E 'error|Error' "$blog" | head -n 20 >&2
+		result "$step" build FAIL "see ${blog#"$root"/}"
+		return 1
+	fi
+	local nw
+	nw=$(grep -c 'warning:' "$blog")
+	if [ "$tag" != baseline ] && [ "$nw" -gt 0 ]; then
+		grep 'warning:' "$blog" >&2
+		result "$step" build FAIL "$nw compiler warnings"
+		return 0
+	fi
+	result "$step" build ok "$(elapsed "$t"), $(grep -c '^  CC' "$blog") objects compiled, $(size kernel/events/ring_buffer.o | awk 'NR==2 {print "ring_buffer.o text " $1 " data " $2 " bss " $3}')"
+}
+
+# sparse TAG STEP: sparse warnings in kernel/events/, line numbers dropped
+# so that moved code is not a new warning.
+sparse() {
+	local tag=$1 step=$2 slog=$logs/sparse-$1.log
+	make -j"$jobs" C=2 kernel/events/ >"$slog" 2>&1 || {
+		result "$step" sparse FAIL "make C=2 failed, see ${slog#"$root"/}"
+		return
+	}
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$slog" |
+		sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /' | sort > "$logs/sparse-$tag.txt"
+	if [ "$tag" = baseline ]; then
+		result "$step" sparse ok "$(wc -l < "$logs/sparse-$tag.txt") warnings in the baseline"
+		return
+	fi
+	local new
+	new=$(comm -13 "$logs/sparse-baseline.txt" "$logs/sparse-$tag.txt")
+	if [ -n "$new" ]; then
+		printf '%s\n' "$new" >&2
+		result "$step" sparse FAIL "$(printf '%s\n' "$new" | wc -l) new warnings"
+	else
+		result "$step" sparse ok
+	fi
+}
+
+# The baseline: configure if the copy was never built, then build it.
+if [ ! -f .config ]; then
+	log "baseline: configuring (tinyconfig + perf_ring.config)"
+	cp "$frag" kernel/configs/perf_ring.config
+	{ make -s tinyconfig && make -s perf_ring.config; } >"$logs/config.log" 2>&1 ||
+		die "configuration failed, see ${logs#"$root"/}/config.log"
+	rm kernel/configs/perf_ring.config
+	log "baseline: not built yet, a full build takes several minutes"
+fi
+log "baseline: building"
+build baseline baseline || die "the PRE tree does not build"
+sparse baseline baseline
+
+i=0
+for p in "${patches[@]}"; do
+	i=$((i + 1))
+	step="[$i/${#patches[@]}] ${p%.patch}"
+	step=${step:0:44}
+	if git -c user.name="perf_ring project" -c user.email=perf_ring@lists.invalid \
+		am -q --keep-cr "$root/kernel/$p" >"$logs/am-$i.log" 2>&1; then
+		result "$step" "git am" ok
+	else
+		cat "$logs/am-$i.log" >&2
+		git am --abort >/dev/null 2>&1
+		result "$step" "git am" FAIL
+		break
+	fi
+	if scripts/checkpatch.pl --strict --quiet "$root/kernel/$p" >"$logs/checkpatch-$i.log" 2>&1; then
+		result "$step" checkpatch ok
+	else
+		cat "$logs/checkpatch-$i.log" >&2
+		result "$step" checkpatch FAIL
+	fi
+	build "$i" "$step" || break
+	sparse "$i" "$step"
+done
+
+echo
+printf '%s\n' "${summary[@]}"
+if [ "$failed" -ne 0 ]; then
+	log "FAILED after $(elapsed "$t0"); logs in ${logs#"$root"/}"
+	exit 1
+fi
+log "all ${#patches[@]} patches apply, build, pass checkpatch --strict and sparse ($(elapsed "$t0"))"
