@@ -33,6 +33,10 @@ if [ -f "$st/Makefile" ]; then
 		pr_die "$kernel: the selftests failed to build static"
 fi
 
+gcc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
+	-o "$work/ring_cost" "$PR_ROOT/bench/ring_cost.c" ||
+	pr_die "bench/ring_cost.c failed to build"
+
 list=$work/cpio.list
 {
 	echo "dir /dev 0755 0 0"
@@ -63,9 +67,9 @@ list=$work/cpio.list
 	for b in perf-ring close-loop perf-ring-guest-test; do
 		[ -x "$rec/$b" ] && echo "file /usr/bin/$b $rec/$b 0755 0 0"
 	done
-	for f in "$PR_ROOT"/bench/guest/*; do
-		[ -f "$f" ] && echo "file /bench/$(basename "$f") $f 0755 0 0"
-	done
+	# The icount benchmark (make qemu-bench).
+	echo "file /bench/ring_cost $work/ring_cost 0755 0 0"
+	echo "file /bench/guest-bench.sh $PR_ROOT/scripts/perf_ring/guest-bench.sh 0755 0 0"
 } > "$list"
 
 "$tree/usr/gen_init_cpio" "$list" | gzip -1 > "$img/initramfs.cpio.gz.tmp"
