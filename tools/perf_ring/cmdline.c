@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+
+enum {
+	OPT_MMAP_FLUSH = 1000, OPT_AIO, OPT_NO_AIO, OPT_OVERWRITE,
+	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS,
+};
+
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "compression-level", optional_argument, NULL, 'z' },
+	{ "mmap-flush", required_argument, NULL, OPT_MMAP_FLUSH },
+	{ "aio", optional_argument, NULL, OPT_AIO },
+	{ "no-aio", no_argument, NULL, OPT_NO_AIO },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "snapshot-pause", no_argument, NULL, OPT_SNAPSHOT_PAUSE },
+	{ "synth-threads", required_argument, NULL, OPT_SYNTH_THREADS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void record_usage(FILE *f)
+{
+	fprintf(f,
+"usage: perf-ring record [options] -- COMMAND [ARGS]\n"
+"       perf-ring record [options] -a | -p PID\n"
+"\n"
+"  -e, --event EVENTS        tracepoints (sys:name, globs), cpu-clock, task-clock,\n"
+"                            page-faults, context-switches, dummy, hardware events\n"
+"  -o, --output FILE         output file (default perf.data)\n"
+"  -m, --mmap-pages N|SIZE   ring buffer per CPU: pages, or size with B/K/M/G\n"
+"  -c, --count N             sample period\n"
+"  -F, --freq N              sample frequency (Hz) for non-tracepoint events\n"
+"  -a, --all-cpus            system wide\n"
+"  -C, --cpu LIST            only these CPUs (implies system wide without -p/CMD)\n"
+"  -p, --pid PID[,PID...]    existing processes\n"
+"  -z, --compression-level[=N]  zstd, level 1..22 (default 1)\n"
+"      --mmap-flush SIZE     smallest chunk read from a buffer (max 1/4 buffer)\n"
+"      --aio[=N]             io_uring with N writes in flight (default 4)\n"
+"      --no-aio              plain write(2)\n"
+"      --overwrite           flight recorder: backward, overwritable buffers\n"
+"      --switch-output=signal  new output file on SIGUSR2\n"
+"      --snapshot-pause      pause the buffers (PAUSE_OUTPUT) while copying\n"
+"      --synth-threads N     threads for synthesizing existing threads\n"
+"  -q, --quiet / -v, --verbose\n");
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "perf-ring record: invalid value '%s' for %s: %s\n",
+		val ? val : "", opt, why);
+	return -EINVAL;
+}
+
+static int add_pids(struct record_opts *o, const char *s)
+{
+	char *dup = strdup(s), *save = NULL, *tok;
+
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (parse_long(tok, 1, 1 << 30, &v)) {
+			free(dup);
+			return bad("-p", s, "expected process ids");
+		}
+		o->pids = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
+		o->pids[o->npids++] = v;
+	}
+	free(dup);
+	return o->npids ? 0 : bad("-p", s, "expected process ids");
+}
+
+int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	long pg = sysconf(_SC_PAGESIZE), v;
+	const char *mmap_arg = NULL, *flush_arg = NULL;
+	char err[512];
+	int c, ret;
+	bool events_given = false;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "perf.data";
+	o->aio = 4;
+	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
+	o->argc = argc;
+	o->argv = argv;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::qvh", longopts, NULL)) != -1) {
+		const char *arg = optarg && *optarg == '=' ? optarg + 1 : optarg;
+
+		switch (c) {
+		case 'e':
+			ret = events_parse(arg, &o->events, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "perf-ring record: %s\n", err);
+				return ret;
+			}
+			events_given = true;
+			break;
+		case 'o':
+			o->output = arg;
+			break;
+		case 'm':
+			mmap_arg = arg;
+			break;
+		case 'c':
+			if (parse_long(arg, 1, 1L << 62, &v))
+				return bad("-c", arg, "expected a positive period");
+			o->period = v;
+			break;
+		case 'F':
+			if (parse_long(arg, 1, 1000000, &v))
+				return bad("-F", arg, "expected a frequency in Hz");
+			o->freq = v;
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'C':
+			if (parse_cpu_list(arg, o->cpu_mask, MAX_CPUS))
+				return bad("-C", arg, "expected a CPU list such as 0-3,6");
+			o->cpu_list_given = true;
+			break;
+		case 'p':
+			ret = add_pids(o, arg);
+			if (ret)
+				return ret;
+			break;
+		case 'z':
+			o->level = 1;
+			if (arg && parse_long(arg, 1, 22, &v))
+				return bad("--compression-level", arg, "expected a level 1..22");
+			if (arg)
+				o->level = v;
+			break;
+		case OPT_MMAP_FLUSH:
+			flush_arg = arg;
+			break;
+		case OPT_AIO:
+			o->aio = 4;
+			if (arg && parse_long(arg, 1, 256, &v))
+				return bad("--aio", arg, "expected 1..256 writes in flight");
+			if (arg)
+				o->aio = v;
+			break;
+		case OPT_NO_AIO:
+			o->aio = 0;
+			break;
+		case OPT_OVERWRITE:
+			o->overwrite = true;
+			break;
+		case OPT_SWITCH_OUTPUT:
+			if (arg && strcmp(arg, "signal"))
+				return bad("--switch-output", arg, "only 'signal' is supported");
+			o->switch_signal = true;
+			break;
+		case OPT_SNAPSHOT_PAUSE:
+			o->snapshot_pause = true;
+			break;
+		case OPT_SYNTH_THREADS:
+			if (parse_long(arg, 1, 1024, &v))
+				return bad("--synth-threads", arg, "expected 1..1024");
+			o->synth_threads = v;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			record_usage(stdout);
+			exit(0);
+		default:
+			if (optopt && strchr("eomcFCp", optopt))
+				fprintf(stderr, "perf-ring record: option -%c needs a value\n", optopt);
+			else
+				fprintf(stderr, "perf-ring record: unknown option '%s'\n",
+					argv[optind - 1]);
+			record_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		o->workload = &argv[optind];
+	}
+	if (o->workload && (o->system_wide || o->npids)) {
+		fprintf(stderr, "perf-ring record: give either a command, -a or -p, not several\n");
+		return -EINVAL;
+	}
+	if (o->system_wide && o->npids) {
+		fprintf(stderr, "perf-ring record: -a and -p exclude each other\n");
+		return -EINVAL;
+	}
+	if (!o->workload && !o->npids)
+		o->system_wide = true;	/* -a, or -C alone */
+	if (!events_given) {
+		ret = events_parse("cpu-clock", &o->events, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "perf-ring record: %s\n", err);
+			return ret;
+		}
+	}
+
+	/* buffer size: pages (perf's unit) or a size with a suffix */
+	o->mmap_bytes = 128 * pg;
+	if (mmap_arg) {
+		u64 n;
+
+		if (parse_size(mmap_arg, &n) || !n)
+			return bad("-m", mmap_arg, "expected pages or a size such as 512K");
+		if (mmap_arg[strlen(mmap_arg) - 1] >= '0' && mmap_arg[strlen(mmap_arg) - 1] <= '9')
+			n *= pg;
+		if (n < (u64)pg || (n & (n - 1)) || n % pg)
+			return bad("-m", mmap_arg, "the buffer must be a power of two pages");
+		if (n > (1ULL << 32))
+			return bad("-m", mmap_arg, "at most 4G per CPU");
+		o->mmap_bytes = n;
+	}
+	o->mmap_flush = 1;
+	if (flush_arg) {
+		u64 n;
+
+		if (parse_size(flush_arg, &n) || !n)
+			return bad("--mmap-flush", flush_arg, "expected a size such as 16K");
+		if (n > o->mmap_bytes / 4)
+			n = o->mmap_bytes / 4;	/* as perf: at most a quarter */
+		o->mmap_flush = n;
+	}
+	if (!o->cpu_list_given && online_cpus(o->cpu_mask, MAX_CPUS)) {
+		fprintf(stderr, "perf-ring record: cannot read the online CPUs\n");
+		return -EINVAL;
+	}
+	return 0;
+}

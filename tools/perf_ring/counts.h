@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Counting records per type and samples per event, as perf --stats does. */
+#ifndef PERF_RING_COUNTS_H
+#define PERF_RING_COUNTS_H
+
+#include "perfdata.h"
+
+struct idmap_ent { u64 id; int ev; };
+struct idmap {
+	struct idmap_ent *v;
+	int n;
+	int nr_events;
+	u64 sample_type;	/* of the first event: the layout of samples */
+};
+
+int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
+		int nr_events, u64 sample_type);
+void idmap_free(struct idmap *m);
+int idmap_find(const struct idmap *m, u64 id);
+
+/* Walk whole records in buf; per_ev (nr_events entries) counts samples. */
+int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
+		const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf-ring: record through perf ring buffers into perf.data; report. */
+#include <stdio.h>
+#include <string.h>
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: perf-ring record [options] -- COMMAND | -a | -p PID\n"
+		   "       perf-ring report [-i FILE] [--decompress -o OUT]\n"
+		   "See 'perf-ring record --help'.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "perf-ring: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 1;
+}

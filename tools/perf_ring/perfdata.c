@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data writing and reading: the header, the attribute table and the
+ * feature sections.  Record data itself is produced elsewhere.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "perfdata.h"
+#include "tracing.h"
+
+#define PF_NAME_ALIGN 64
+
+void pbuf_put(struct pbuf *b, const void *d, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	if (d)
+		memcpy(b->p + b->len, d, n);
+	else
+		memset(b->p + b->len, 0, n);
+	b->len += n;
+}
+
+void pbuf_u32(struct pbuf *b, u32 v) { pbuf_put(b, &v, 4); }
+void pbuf_u64(struct pbuf *b, u64 v) { pbuf_put(b, &v, 8); }
+void pbuf_zero(struct pbuf *b, size_t n) { pbuf_put(b, NULL, n); }
+void pbuf_cstr(struct pbuf *b, const char *s) { pbuf_put(b, s, strlen(s) + 1); }
+
+void pbuf_pstr(struct pbuf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	u32 len = ALIGN_UP(n, PF_NAME_ALIGN);
+
+	pbuf_u32(b, len);
+	pbuf_put(b, s, n);
+	pbuf_zero(b, len - n);
+}
+
+void pbuf_free(struct pbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static u64 ids_size(const struct pf_event *evs, int nr)
+{
+	u64 n = 0;
+
+	for (int i = 0; i < nr; i++)
+		n += (u64)evs[i].nr_ids * sizeof(u64);
+	return n;
+}
+
+u64 pf_data_offset(const struct pf_event *evs, int nr)
+{
+	return sizeof(struct pf_header) + ids_size(evs, nr) +
+	       (u64)nr * sizeof(struct pf_file_attr);
+}
+
+int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
+		  const u64 *features)
+{
+	struct pbuf b = { 0 };
+	struct pf_header h;
+	u64 off = sizeof(h);
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = PF_MAGIC;
+	h.size = sizeof(h);
+	h.attr_size = sizeof(struct pf_file_attr);
+	h.attrs.offset = sizeof(h) + ids_size(evs, nr);
+	h.attrs.size = (u64)nr * sizeof(struct pf_file_attr);
+	h.data.offset = pf_data_offset(evs, nr);
+	h.data.size = data_size;
+	if (features)
+		memcpy(h.features, features, sizeof(h.features));
+
+	pbuf_put(&b, &h, sizeof(h));
+	for (int i = 0; i < nr; i++)
+		pbuf_put(&b, evs[i].ids, evs[i].nr_ids * sizeof(u64));
+	for (int i = 0; i < nr; i++) {
+		struct pf_file_attr fa;
+
+		memset(&fa, 0, sizeof(fa));
+		fa.attr = evs[i].attr;
+		fa.ids.offset = off;
+		fa.ids.size = evs[i].nr_ids * sizeof(u64);
+		off += fa.ids.size;
+		pbuf_put(&b, &fa, sizeof(fa));
+	}
+	if (b.err)
+		return b.err;
+	err = pwrite_full(fd, b.p, b.len, 0);
+	pbuf_free(&b);
+	return err;
+}
+
+/* ---- feature sections ---- */
+
+static char *cpuinfo_field(const char *cpuinfo, const char *key)
+{
+	const char *p = cpuinfo;
+	size_t kl = strlen(key);
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t' || p[kl] == ':')) {
+			const char *c = strchr(p, ':');
+			const char *e;
+
+			if (!c)
+				return NULL;
+			c++;
+			while (*c == ' ')
+				c++;
+			e = strchr(c, '\n');
+			if (!e)
+				e = c + strlen(c);
+			return strndup(c, e - c);
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+static void feat_cpu(struct pbuf *b, int which)
+{
+	char *ci = NULL, *s = NULL;
+	char buf[256];
+
+	if (read_text_file("/proc/cpuinfo", &ci, NULL))
+		ci = NULL;
+	if (which == PF_FEAT_CPUDESC) {
+		s = ci ? cpuinfo_field(ci, "model name") : NULL;
+		pbuf_pstr(b, s ? s : "unknown");
+	} else {
+		char *v = ci ? cpuinfo_field(ci, "vendor_id") : NULL;
+		char *f = ci ? cpuinfo_field(ci, "cpu family") : NULL;
+		char *m = ci ? cpuinfo_field(ci, "model") : NULL;
+		char *st = ci ? cpuinfo_field(ci, "stepping") : NULL;
+
+		snprintf(buf, sizeof(buf), "%s,%s,%s,%s", v ? v : "unknown",
+			 f ? f : "0", m ? m : "0", st ? st : "0");
+		pbuf_pstr(b, buf);
+		free(v); free(f); free(m); free(st);
+	}
+	free(s);
+	free(ci);
+}
+
+static u64 total_mem_kb(void)
+{
+	char *mi;
+	unsigned long long kb = 0;
+
+	if (read_text_file("/proc/meminfo", &mi, NULL))
+		return 0;
+	if (sscanf(mi, "MemTotal: %llu kB", &kb) != 1)
+		kb = 0;
+	free(mi);
+	return kb;
+}
+
+static int build_feature(int feat, const struct pf_event *evs, int nr,
+			 const struct pf_meta *meta, struct pbuf *b)
+{
+	struct utsname u;
+
+	uname(&u);
+	switch (feat) {
+	case PF_FEAT_TRACING_DATA:
+		return tracing_data_build(evs, nr, meta->tracefs, b);
+	case PF_FEAT_HOSTNAME:
+		pbuf_pstr(b, u.nodename);
+		break;
+	case PF_FEAT_OSRELEASE:
+		pbuf_pstr(b, u.release);
+		break;
+	case PF_FEAT_VERSION:
+		pbuf_pstr(b, "perf-ring 1.0");
+		break;
+	case PF_FEAT_ARCH:
+		pbuf_pstr(b, u.machine);
+		break;
+	case PF_FEAT_NRCPUS:
+		pbuf_u32(b, sysconf(_SC_NPROCESSORS_CONF));
+		pbuf_u32(b, sysconf(_SC_NPROCESSORS_ONLN));
+		break;
+	case PF_FEAT_CPUDESC:
+	case PF_FEAT_CPUID:
+		feat_cpu(b, feat);
+		break;
+	case PF_FEAT_TOTAL_MEM:
+		pbuf_u64(b, total_mem_kb());
+		break;
+	case PF_FEAT_CMDLINE:
+		pbuf_u32(b, meta->argc);
+		for (int i = 0; i < meta->argc; i++)
+			pbuf_pstr(b, meta->argv[i]);
+		break;
+	case PF_FEAT_EVENT_DESC:
+		pbuf_u32(b, nr);
+		pbuf_u32(b, sizeof(struct perf_event_attr));
+		for (int i = 0; i < nr; i++) {
+			pbuf_put(b, &evs[i].attr, sizeof(evs[i].attr));
+			pbuf_u32(b, evs[i].nr_ids);
+			pbuf_pstr(b, evs[i].name);
+			pbuf_put(b, evs[i].ids, evs[i].nr_ids * sizeof(u64));
+		}
+		break;
+	case PF_FEAT_SAMPLE_TIME:
+		pbuf_u64(b, meta->first_time);
+		pbuf_u64(b, meta->last_time);
+		break;
+	case PF_FEAT_COMPRESSED:
+		pbuf_u32(b, 1);
+		pbuf_u32(b, PF_COMP_ZSTD);
+		pbuf_u32(b, meta->comp.level);
+		pbuf_u32(b, meta->comp.ratio);
+		pbuf_u32(b, meta->comp.mmap_len);
+		break;
+	case PF_FEAT_PERF_RING:
+		pbuf_u64(b, PF_PRIV_MAGIC);
+		pbuf_u64(b, meta->overwritten);
+		pbuf_u64(b, meta->snapshot);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return b->err;
+}
+
+int pf_build_features(const struct pf_event *evs, int nr,
+		      const struct pf_meta *meta, u64 off,
+		      u64 *features, struct pbuf *out)
+{
+	static const int order[] = {
+		PF_FEAT_TRACING_DATA, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
+		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
+		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
+		PF_FEAT_EVENT_DESC, PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED,
+		PF_FEAT_PERF_RING,
+	};
+	struct pbuf body[ARRAY_SIZE(order)];
+	int feats[ARRAY_SIZE(order)];
+	int n = 0, err = 0;
+	bool has_tp = false;
+	u64 pos;
+
+	memset(body, 0, sizeof(body));
+	memset(features, 0, PF_FEAT_BITS / 8);
+	for (int i = 0; i < nr; i++)
+		if (evs[i].tp_sys[0])
+			has_tp = true;
+
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		int f = order[i];
+
+		if (f == PF_FEAT_TRACING_DATA && !has_tp)
+			continue;
+		if (f == PF_FEAT_COMPRESSED && !meta->comp.on)
+			continue;
+		if (f == PF_FEAT_SAMPLE_TIME && !meta->last_time)
+			continue;
+		if (f == PF_FEAT_PERF_RING && !meta->flight)
+			continue;
+		err = build_feature(f, evs, nr, meta, &body[n]);
+		if (err) {
+			/* a feature we cannot build is left out, not fatal */
+			pbuf_free(&body[n]);
+			if (f == PF_FEAT_TRACING_DATA)
+				fprintf(stderr, "perf-ring: warning: tracing data: %s; "
+					"tracepoint fields will not decode\n", strerror(-err));
+			err = 0;
+			continue;
+		}
+		feats[n++] = f;
+	}
+
+	/* The section index comes first, in bit order, then the bodies. */
+	pos = off + (u64)n * sizeof(struct pf_section);
+	for (int i = 0; i < n; i++) {
+		struct pf_section s = { pos, body[i].len };
+
+		pbuf_put(out, &s, sizeof(s));
+		pos += body[i].len;
+		features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
+	}
+	for (int i = 0; i < n; i++) {
+		pbuf_put(out, body[i].p, body[i].len);
+		pbuf_free(&body[i]);
+	}
+	return out->err;
+}
+
+/* ---- reading ---- */
+
+bool pf_has_feat(const struct pf_header *h, int feat)
+{
+	return h->features[feat / 64] & (1ULL << (feat % 64));
+}
+
+static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
+{
+	u32 len;
+	char *tmp;
+	int err;
+
+	if (*off + 4 > end)
+		return -EINVAL;
+	err = pread_full(fd, &len, 4, *off);
+	if (err)
+		return err;
+	if (*off + 4 + len > end || len > 65536)
+		return -EINVAL;
+	tmp = malloc(len + 1);
+	if (!tmp)
+		return -ENOMEM;
+	err = pread_full(fd, tmp, len, *off + 4);
+	if (!err) {
+		tmp[len] = 0;
+		snprintf(dst, dlen, "%s", tmp);
+	}
+	free(tmp);
+	*off += 4 + len;
+	return err;
+}
+
+static int read_event_desc(struct pf_file *f, u64 off, u64 end)
+{
+	u32 nre, sz;
+	int err;
+
+	err = pread_full(f->fd, &nre, 4, off);
+	if (!err)
+		err = pread_full(f->fd, &sz, 4, off + 4);
+	if (err)
+		return err;
+	off += 8;
+	for (u32 i = 0; i < nre; i++) {
+		struct perf_event_attr attr;
+		u32 nr_ids;
+		char name[256];
+
+		memset(&attr, 0, sizeof(attr));
+		if (sz > 4096 || off + sz + 4 > end)
+			return -EINVAL;
+		err = pread_full(f->fd, &attr, sz < sizeof(attr) ? sz : sizeof(attr), off);
+		if (err)
+			return err;
+		off += sz;
+		err = pread_full(f->fd, &nr_ids, 4, off);
+		if (err)
+			return err;
+		off += 4;
+		err = read_pstr(f->fd, &off, end, name, sizeof(name));
+		if (err)
+			return err;
+		if (nr_ids) {
+			u64 first;
+
+			err = pread_full(f->fd, &first, 8, off);
+			if (err)
+				return err;
+			for (int e = 0; e < f->nr_evs; e++)
+				for (int k = 0; k < f->evs[e].nr_ids; k++)
+					if (f->evs[e].ids[k] == first)
+						snprintf(f->evs[e].name, sizeof(f->evs[e].name), "%s", name);
+		} else if ((int)i < f->nr_evs && !f->evs[i].name[0]) {
+			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "%s", name);
+		}
+		off += (u64)nr_ids * 8;
+	}
+	return 0;
+}
+
+int pf_open(struct pf_file *f, const char *path)
+{
+	struct stat st;
+	u64 nfeat = 0, fidx = 0;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		err = -errno;
+		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(errno));
+		return err;
+	}
+	fstat(f->fd, &st);
+	f->file_size = st.st_size;
+	if (f->file_size < sizeof(f->h)) {
+		snprintf(f->errmsg, sizeof(f->errmsg),
+			 "file is %llu bytes, shorter than a perf.data header",
+			 (unsigned long long)f->file_size);
+		return -EINVAL;
+	}
+	err = pread_full(f->fd, &f->h, sizeof(f->h), 0);
+	if (err)
+		return err;
+	if (f->h.magic != PF_MAGIC) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "bad magic (not a perf.data file)");
+		return -EINVAL;
+	}
+	if (f->h.size != sizeof(f->h) || f->h.attr_size < PERF_ATTR_SIZE_VER0 + 16 ||
+	    f->h.attr_size > 4096) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "unsupported header size");
+		return -EINVAL;
+	}
+	if (f->h.attrs.offset + f->h.attrs.size > f->file_size ||
+	    f->h.attrs.size % f->h.attr_size) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "attribute section is outside the file");
+		return -EINVAL;
+	}
+	if (f->h.data.size == 0) {
+		snprintf(f->errmsg, sizeof(f->errmsg),
+			 "data size is 0 (the recording was not finalized)");
+		return -EINVAL;
+	}
+	if (f->h.data.offset + f->h.data.size > f->file_size) {
+		snprintf(f->errmsg, sizeof(f->errmsg),
+			 "truncated: data section ends at %llu, file is %llu bytes",
+			 (unsigned long long)(f->h.data.offset + f->h.data.size),
+			 (unsigned long long)f->file_size);
+		return -EINVAL;
+	}
+	f->nr_evs = f->h.attrs.size / f->h.attr_size;
+	f->evs = calloc(f->nr_evs ? f->nr_evs : 1, sizeof(*f->evs));
+	if (!f->evs)
+		return -ENOMEM;
+	for (int i = 0; i < f->nr_evs; i++) {
+		struct pf_reader_event *e = &f->evs[i];
+		u64 off = f->h.attrs.offset + i * f->h.attr_size;
+		u64 asz = f->h.attr_size - sizeof(struct pf_section);
+		struct pf_section ids;
+
+		err = pread_full(f->fd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off);
+		if (!err)
+			err = pread_full(f->fd, &ids, sizeof(ids), off + asz);
+		if (err)
+			return err;
+		if (ids.offset + ids.size > f->file_size || ids.size > (1 << 24)) {
+			snprintf(f->errmsg, sizeof(f->errmsg), "id table of event %d is outside the file", i);
+			return -EINVAL;
+		}
+		e->nr_ids = ids.size / 8;
+		e->ids = calloc(e->nr_ids + 1, 8);
+		if (!e->ids)
+			return -ENOMEM;
+		err = pread_full(f->fd, e->ids, ids.size, ids.offset);
+		if (err)
+			return err;
+	}
+
+	for (int b = 0; b < PF_FEAT_BITS; b++)
+		if (pf_has_feat(&f->h, b))
+			nfeat++;
+	if (f->h.data.offset + f->h.data.size + nfeat * sizeof(struct pf_section) > f->file_size) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "feature sections are missing (truncated file)");
+		return -EINVAL;
+	}
+	for (int b = 0; b < PF_FEAT_BITS; b++) {
+		struct pf_section s;
+
+		if (!pf_has_feat(&f->h, b))
+			continue;
+		err = pread_full(f->fd, &s, sizeof(s),
+				 f->h.data.offset + f->h.data.size + fidx++ * sizeof(s));
+		if (err)
+			return err;
+		if (s.offset + s.size > f->file_size) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "feature %d lies outside the file (truncated)", b);
+			return -EINVAL;
+		}
+		if (b == PF_FEAT_EVENT_DESC) {
+			if (read_event_desc(f, s.offset, s.offset + s.size)) {
+				snprintf(f->errmsg, sizeof(f->errmsg), "corrupt event description");
+				return -EINVAL;
+			}
+		} else if (b == PF_FEAT_COMPRESSED && s.size >= 20) {
+			u32 v[5];
+
+			err = pread_full(f->fd, v, sizeof(v), s.offset);
+			if (err)
+				return err;
+			f->has_comp_feat = true;
+			f->comp.on = true;
+			f->comp.level = v[2];
+			f->comp.ratio = v[3];
+			f->comp.mmap_len = v[4];
+		} else if (b == PF_FEAT_SAMPLE_TIME && s.size >= 16) {
+			u64 t[2];
+
+			err = pread_full(f->fd, t, sizeof(t), s.offset);
+			if (err)
+				return err;
+			f->has_sample_time = true;
+			f->first_time = t[0];
+			f->last_time = t[1];
+		} else if (b == PF_FEAT_PERF_RING && s.size >= 24) {
+			u64 v[3];
+
+			err = pread_full(f->fd, v, sizeof(v), s.offset);
+			if (err)
+				return err;
+			if (v[0] == PF_PRIV_MAGIC) {
+				f->has_priv = true;
+				f->overwritten = v[1];
+				f->snapshot = v[2];
+			}
+		}
+	}
+	for (int i = 0; i < f->nr_evs; i++)
+		if (!f->evs[i].name[0])
+			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "event%d(type %u config %#llx)",
+				 i, f->evs[i].attr.type, (unsigned long long)f->evs[i].attr.config);
+	return 0;
+}
+
+void pf_close(struct pf_file *f)
+{
+	for (int i = 0; i < f->nr_evs; i++)
+		free(f->evs[i].ids);
+	free(f->evs);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->evs = NULL;
+	f->fd = -1;
+}
+
+int pf_event_of_id(const struct pf_file *f, u64 id)
+{
+	for (int e = 0; e < f->nr_evs; e++)
+		for (int k = 0; k < f->evs[e].nr_ids; k++)
+			if (f->evs[e].ids[k] == id)
+				return e;
+	if (f->nr_evs == 1)
+		return 0;
+	return -1;
+}
+
+const char *pf_record_name(u32 type)
+{
+	static const char *const names[] = {
+		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
+		[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
+		[PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+		[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ",
+		[PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX", [PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+		[PERF_RECORD_SWITCH] = "SWITCH",
+		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
+		[PERF_RECORD_NAMESPACES] = "NAMESPACES",
+		[PERF_RECORD_KSYMBOL] = "KSYMBOL", [PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+		[PERF_RECORD_CGROUP] = "CGROUP",
+		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+	};
+
+	if (type < ARRAY_SIZE(names) && names[type])
+		return names[type];
+	switch (type) {
+	case PF_RECORD_FINISHED_ROUND: return "FINISHED_ROUND";
+	case PF_RECORD_COMPRESSED: return "COMPRESSED";
+	case PF_RECORD_FINISHED_INIT: return "FINISHED_INIT";
+	}
+	return NULL;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The perf.data file format: header, attribute table, feature sections,
+ * and the record types perf's tools add to the kernel's.  The layout is
+ * the one in tools/perf/Documentation/perf.data-file-format.txt.
+ */
+#ifndef PERF_RING_PERFDATA_H
+#define PERF_RING_PERFDATA_H
+
+#include <linux/perf_event.h>
+#include "util.h"
+
+#define PF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
+
+/* Records added by perf's tools (not produced by the kernel). */
+enum {
+	PF_RECORD_FINISHED_ROUND = 68,
+	PF_RECORD_COMPRESSED = 81,
+	PF_RECORD_FINISHED_INIT = 82,
+	PF_RECORD_TYPE_MAX = 128,
+};
+
+enum pf_feature {
+	PF_FEAT_TRACING_DATA = 1,
+	PF_FEAT_BUILD_ID = 2,
+	PF_FEAT_HOSTNAME = 3,
+	PF_FEAT_OSRELEASE = 4,
+	PF_FEAT_VERSION = 5,
+	PF_FEAT_ARCH = 6,
+	PF_FEAT_NRCPUS = 7,
+	PF_FEAT_CPUDESC = 8,
+	PF_FEAT_CPUID = 9,
+	PF_FEAT_TOTAL_MEM = 10,
+	PF_FEAT_CMDLINE = 11,
+	PF_FEAT_EVENT_DESC = 12,
+	PF_FEAT_SAMPLE_TIME = 21,
+	PF_FEAT_COMPRESSED = 27,
+	/*
+	 * perf-ring's own section (flight-recorder counts).  perf reads
+	 * feature bits only up to its last known feature, and sections are
+	 * laid out in bit order, so the highest bit is invisible to it.
+	 */
+	PF_FEAT_PERF_RING = 255,
+	PF_FEAT_BITS = 256,
+};
+
+#define PF_COMP_ZSTD 1
+
+struct pf_section {
+	u64 offset;
+	u64 size;
+};
+
+struct pf_header {
+	u64 magic;
+	u64 size;
+	u64 attr_size;
+	struct pf_section attrs;
+	struct pf_section data;
+	struct pf_section event_types;
+	u64 features[PF_FEAT_BITS / 64];
+};
+
+struct pf_file_attr {
+	struct perf_event_attr attr;
+	struct pf_section ids;
+};
+
+/* One event as it goes into the file. */
+struct pf_event {
+	char name[256];
+	struct perf_event_attr attr;
+	u64 *ids;
+	int nr_ids;
+	char tp_sys[64];	/* set for tracepoints */
+	char tp_name[128];
+};
+
+struct pf_comp_info {
+	bool on;
+	u32 level;
+	u32 ratio;
+	u32 mmap_len;
+};
+
+/* What goes into the feature sections. */
+struct pf_meta {
+	int argc;
+	char **argv;
+	u64 first_time, last_time;
+	struct pf_comp_info comp;
+	const char *tracefs;		/* tracefs mount for TRACING_DATA */
+	bool flight;			/* write PF_FEAT_PERF_RING */
+	u64 overwritten;		/* records overwritten before this snapshot */
+	u64 snapshot;			/* snapshot sequence number */
+};
+
+#define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */
+
+/* A growable byte buffer; errors stick in ->err. */
+struct pbuf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+void pbuf_put(struct pbuf *b, const void *d, size_t n);
+void pbuf_u32(struct pbuf *b, u32 v);
+void pbuf_u64(struct pbuf *b, u64 v);
+void pbuf_zero(struct pbuf *b, size_t n);
+void pbuf_cstr(struct pbuf *b, const char *s);	/* bytes + NUL */
+void pbuf_pstr(struct pbuf *b, const char *s);	/* perf string: u32 len, padded */
+void pbuf_free(struct pbuf *b);
+
+/* Offset where the data section starts for this event list. */
+u64 pf_data_offset(const struct pf_event *evs, int nr);
+/*
+ * Write header, id arrays and attributes at offset 0.  features is the
+ * feature bitmap (may be NULL for "none yet").
+ */
+int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
+		  const u64 *features);
+/* Build all feature sections; fills bitmap and blob placed at off. */
+int pf_build_features(const struct pf_event *evs, int nr,
+		      const struct pf_meta *meta, u64 off,
+		      u64 *features, struct pbuf *out);
+
+/* Reading. */
+struct pf_reader_event {
+	char name[256];
+	struct perf_event_attr attr;
+	u64 *ids;
+	int nr_ids;
+};
+
+struct pf_file {
+	int fd;
+	u64 file_size;
+	struct pf_header h;
+	struct pf_reader_event *evs;
+	int nr_evs;
+	struct pf_comp_info comp;
+	bool has_comp_feat;
+	u64 first_time, last_time;
+	bool has_sample_time;
+	bool has_priv;
+	u64 overwritten, snapshot;
+	char errmsg[256];
+};
+int pf_open(struct pf_file *f, const char *path);
+void pf_close(struct pf_file *f);
+bool pf_has_feat(const struct pf_header *h, int feat);
+/* Find an event by sample id, -1 if none. */
+int pf_event_of_id(const struct pf_file *f, u64 id);
+
+/* Per-type record counts over a stream of records. */
+struct pf_counts {
+	u64 nr[PF_RECORD_TYPE_MAX];
+	u64 other;		/* types >= PF_RECORD_TYPE_MAX */
+	u64 total;
+	u64 lost;		/* sum of PERF_RECORD_LOST lost fields */
+	u64 lost_samples;	/* sum of PERF_RECORD_LOST_SAMPLES */
+	u64 bytes;
+	u64 first_time, last_time;
+};
+
+const char *pf_record_name(u32 type);
+
+#endif

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ring report: summary of a perf.data file (records per type and per
+ * event, lost, overwritten, compression, time span), and --decompress to
+ * turn a compressed file into a plain one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compress.h"
+#include "counts.h"
+#include "perfdata.h"
+
+#define RBUF (4u << 20)
+
+struct rep {
+	struct pf_file f;
+	struct idmap idmap;
+	struct pf_counts outer;		/* as stored in the file */
+	struct pf_counts all;		/* outer + decompressed, as perf --stats */
+	u64 *per_ev;
+	u64 comp_in, comp_out;
+	struct decompressor dz;
+	bool dz_on;
+	char *pend;			/* decompressed bytes not yet a whole record */
+	size_t pend_len, pend_cap;
+	int out_fd;			/* --decompress */
+	u64 out_len;
+	char err[256];
+};
+
+static int out_put(struct rep *r, const void *p, size_t n)
+{
+	int err;
+
+	if (r->out_fd < 0)
+		return 0;
+	err = write_full(r->out_fd, p, n);
+	if (err) {
+		snprintf(r->err, sizeof(r->err), "writing the output: %s", strerror(-err));
+		return err;
+	}
+	r->out_len += n;
+	return 0;
+}
+
+/* Records of the decompressed stream: count, and copy out for --decompress. */
+static int inner_records(struct rep *r, u64 file_off)
+{
+	size_t pos = 0;
+	int err;
+
+	while (pos + sizeof(struct perf_event_header) <= r->pend_len) {
+		struct perf_event_header h;
+
+		memcpy(&h, r->pend + pos, sizeof(h));
+		if (h.size < sizeof(h)) {
+			snprintf(r->err, sizeof(r->err),
+				 "corrupt record inside the compressed data near file offset %llu",
+				 (unsigned long long)file_off);
+			return -EBADMSG;
+		}
+		if (pos + h.size > r->pend_len)
+			break;
+		pos += h.size;
+	}
+	if (pos) {
+		counts_walk(&r->all, r->per_ev, &r->idmap, r->pend, pos);
+		err = out_put(r, r->pend, pos);
+		if (err)
+			return err;
+		memmove(r->pend, r->pend + pos, r->pend_len - pos);
+		r->pend_len -= pos;
+	}
+	return 0;
+}
+
+static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
+{
+	size_t cap = r->f.comp.mmap_len > (1u << 20) ? r->f.comp.mmap_len : (1u << 20);
+	long n;
+
+	if (!r->dz_on) {
+		if (decomp_init(&r->dz))
+			return -ENOMEM;
+		r->dz_on = true;
+	}
+	if (r->pend_cap < r->pend_len + cap) {
+		char *np = realloc(r->pend, r->pend_len + cap);
+
+		if (!np)
+			return -ENOMEM;
+		r->pend = np;
+		r->pend_cap = r->pend_len + cap;
+	}
+	n = decomp_payload(&r->dz, rec + 8, size - 8, r->pend + r->pend_len, cap);
+	if (n <= 0) {
+		snprintf(r->err, sizeof(r->err),
+			 "cannot decompress the COMPRESSED record at file offset %llu%s",
+			 (unsigned long long)off, n == 0 ? " (it yields no data)" : "");
+		return n ? (int)n : -EBADMSG;
+	}
+	r->comp_in += size;
+	r->comp_out += n;
+	r->pend_len += n;
+	return inner_records(r, off);
+}
+
+static int walk_data(struct rep *r)
+{
+	u64 off = r->f.h.data.offset, end = off + r->f.h.data.size;
+	char *buf = malloc(RBUF);
+	size_t have = 0;
+	u64 buf_off = off;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (buf_off + have < end || have) {
+		size_t pos = 0;
+		u64 want = end - (buf_off + have);
+
+		if (want > RBUF - have)
+			want = RBUF - have;
+		if (want) {
+			err = pread_full(r->f.fd, buf + have, want, buf_off + have);
+			if (err) {
+				snprintf(r->err, sizeof(r->err), "reading the data section: %s",
+					 strerror(-err));
+				break;
+			}
+			have += want;
+		}
+		while (pos + sizeof(struct perf_event_header) <= have) {
+			struct perf_event_header h;
+			u64 roff = buf_off + pos;
+
+			memcpy(&h, buf + pos, sizeof(h));
+			if (h.size < sizeof(h) || roff + h.size > end) {
+				snprintf(r->err, sizeof(r->err),
+					 "corrupt record at file offset %llu (type %u, size %u)%s",
+					 (unsigned long long)roff, h.type, h.size,
+					 roff + h.size > end ? ": runs past the data section" : "");
+				err = -EBADMSG;
+				goto out;
+			}
+			if (pos + h.size > have)
+				break;
+			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
+			if (h.type == PF_RECORD_COMPRESSED) {
+				r->all.nr[h.type]++;
+				r->all.total++;
+				err = on_compressed(r, buf + pos, h.size, roff);
+			} else {
+				counts_walk(&r->all, r->per_ev, &r->idmap, buf + pos, h.size);
+				err = out_put(r, buf + pos, h.size);
+			}
+			if (err)
+				goto out;
+			pos += h.size;
+		}
+		if (pos == 0 && have == RBUF) {
+			err = -EBADMSG;
+			break;
+		}
+		memmove(buf, buf + pos, have - pos);
+		have -= pos;
+		buf_off += pos;
+		if (buf_off + have >= end && have && pos == 0) {
+			snprintf(r->err, sizeof(r->err), "truncated record at the end of the data");
+			err = -EBADMSG;
+			break;
+		}
+	}
+	if (!err && r->pend_len) {
+		snprintf(r->err, sizeof(r->err), "%zu bytes of a partial record at the end of the compressed data",
+			 r->pend_len);
+		err = -EBADMSG;
+	}
+out:
+	free(buf);
+	return err;
+}
+
+static void print_time(u64 t)
+{
+	printf("%llu.%06llu", (unsigned long long)(t / 1000000000ULL),
+	       (unsigned long long)(t % 1000000000ULL / 1000));
+}
+
+static void print_summary(struct rep *r, const char *path)
+{
+	char b1[32], b2[32];
+
+	printf("perf-ring report: %s\n", path);
+	printf("  events: %d\n", r->f.nr_evs);
+	fmt_bytes(b1, sizeof(b1), r->f.h.data.size);
+	if (r->comp_in) {
+		u64 plain = r->f.h.data.size - r->comp_in + r->comp_out;
+
+		fmt_bytes(b2, sizeof(b2), plain);
+		printf("  data: %s on file, %s uncompressed (%.1fx, zstd level %u)\n",
+		       b1, b2, (double)plain / r->f.h.data.size, r->f.comp.level);
+	} else {
+		printf("  data: %s\n", b1);
+	}
+	if (r->all.last_time) {
+		printf("  time span: ");
+		print_time(r->all.first_time);
+		printf(" .. ");
+		print_time(r->all.last_time);
+		printf(" (%.6f s)\n", (r->all.last_time - r->all.first_time) / 1e9);
+	}
+	printf("  lost: %llu samples in %llu LOST records\n",
+	       (unsigned long long)r->all.lost,
+	       (unsigned long long)r->all.nr[PERF_RECORD_LOST]);
+	if (r->f.has_priv)
+		printf("  overwritten: %llu records since the previous snapshot (flight recorder snapshot %llu)\n",
+		       (unsigned long long)r->f.overwritten, (unsigned long long)r->f.snapshot);
+	printf("\nAggregated stats:\n");
+	printf("%16s events: %10llu\n", "TOTAL", (unsigned long long)r->all.total);
+	for (int t = 0; t < PF_RECORD_TYPE_MAX; t++) {
+		if (!r->all.nr[t])
+			continue;
+		printf("%16s events: %10llu  (%4.1f%%)\n", pf_record_name(t) ?: "UNKNOWN",
+		       (unsigned long long)r->all.nr[t], 100.0 * r->all.nr[t] / r->all.total);
+	}
+	for (int e = 0; e < r->f.nr_evs; e++) {
+		printf("%s stats:\n", r->f.evs[e].name);
+		printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)r->per_ev[e]);
+	}
+}
+
+static int decompress_to(struct rep *r, const char *out)
+{
+	struct pf_event *evs = calloc(r->f.nr_evs ? r->f.nr_evs : 1, sizeof(*evs));
+	int err;
+
+	if (!evs)
+		return -ENOMEM;
+	for (int e = 0; e < r->f.nr_evs; e++) {
+		snprintf(evs[e].name, sizeof(evs[e].name), "%s", r->f.evs[e].name);
+		evs[e].attr = r->f.evs[e].attr;
+		evs[e].ids = r->f.evs[e].ids;
+		evs[e].nr_ids = r->f.evs[e].nr_ids;
+	}
+	r->out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0) {
+		err = -errno;
+		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(errno));
+		free(evs);
+		return err;
+	}
+	err = pf_write_head(r->out_fd, evs, r->f.nr_evs, 0, NULL);
+	if (!err && lseek(r->out_fd, pf_data_offset(evs, r->f.nr_evs), SEEK_SET) < 0)
+		err = -errno;
+	if (!err)
+		err = walk_data(r);
+	if (!err) {
+		/* copy the feature sections, without HEADER_COMPRESSED */
+		u64 feats[PF_FEAT_BITS / 64];
+		struct pbuf idx = { 0 }, body = { 0 };
+		u64 fidx = 0, data_end = pf_data_offset(evs, r->f.nr_evs) + r->out_len;
+		int nf = 0;
+
+		memcpy(feats, r->f.h.features, sizeof(feats));
+		feats[PF_FEAT_COMPRESSED / 64] &= ~(1ULL << (PF_FEAT_COMPRESSED % 64));
+		for (int b = 0; b < PF_FEAT_BITS; b++)
+			if (feats[b / 64] & (1ULL << (b % 64)))
+				nf++;
+		for (int b = 0; b < PF_FEAT_BITS && !err; b++) {
+			struct pf_section s, ns;
+			char *tmp;
+
+			if (!pf_has_feat(&r->f.h, b))
+				continue;
+			err = pread_full(r->f.fd, &s, sizeof(s),
+					 r->f.h.data.offset + r->f.h.data.size + fidx++ * sizeof(s));
+			if (err || b == PF_FEAT_COMPRESSED)
+				continue;
+			tmp = malloc(s.size + 1);
+			if (!tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			err = pread_full(r->f.fd, tmp, s.size, s.offset);
+			ns.offset = data_end + nf * sizeof(ns) + body.len;
+			ns.size = s.size;
+			pbuf_put(&idx, &ns, sizeof(ns));
+			pbuf_put(&body, tmp, s.size);
+			free(tmp);
+		}
+		if (!err)
+			err = write_full(r->out_fd, idx.p, idx.len);
+		if (!err)
+			err = write_full(r->out_fd, body.p, body.len);
+		if (!err)
+			err = pf_write_head(r->out_fd, evs, r->f.nr_evs, r->out_len, feats);
+		if (err && !r->err[0])
+			snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+		pbuf_free(&idx);
+		pbuf_free(&body);
+	}
+	close(r->out_fd);
+	r->out_fd = -1;
+	free(evs);
+	return err;
+}
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: perf-ring report [-i FILE] [--decompress -o OUT]\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "decompress", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *in = "perf.data", *out = NULL;
+	bool decompress = false;
+	struct rep r;
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i': in = optarg; break;
+		case 'o': out = optarg; break;
+		case 'd': decompress = true; break;
+		case 'h': report_usage(stdout); return 0;
+		default:
+			fprintf(stderr, "perf-ring report: unknown option '%s'\n", argv[optind - 1]);
+			report_usage(stderr);
+			return 1;
+		}
+	}
+	if (decompress && !out) {
+		fprintf(stderr, "perf-ring report: --decompress needs -o OUT\n");
+		return 1;
+	}
+	memset(&r, 0, sizeof(r));
+	r.out_fd = -1;
+	err = pf_open(&r.f, in);
+	if (err) {
+		fprintf(stderr, "perf-ring report: %s: %s\n", in,
+			r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
+		pf_close(&r.f);
+		return 2;
+	}
+	{
+		const u64 *ids[r.f.nr_evs + 1];
+		int nids[r.f.nr_evs + 1];
+
+		for (int e = 0; e < r.f.nr_evs; e++) {
+			ids[e] = r.f.evs[e].ids;
+			nids[e] = r.f.evs[e].nr_ids;
+		}
+		idmap_build(&r.idmap, ids, nids, r.f.nr_evs,
+			    r.f.nr_evs ? r.f.evs[0].attr.sample_type : 0);
+	}
+	r.per_ev = calloc(r.f.nr_evs + 1, sizeof(u64));
+	if (decompress)
+		err = decompress_to(&r, out);
+	else
+		err = walk_data(&r);
+	if (!decompress || !err)
+		print_summary(&r, in);
+	if (decompress && !err)
+		printf("\nwrote %s: %llu bytes of plain data\n", out, (unsigned long long)r.out_len);
+	if (err)
+		fprintf(stderr, "perf-ring report: %s: %s\n", in, r.err[0] ? r.err : strerror(-err));
+	if (r.dz_on)
+		decomp_free(&r.dz);
+	free(r.pend);
+	free(r.per_ev);
+	idmap_free(&r.idmap);
+	pf_close(&r.f);
+	return err ? 2 : 0;
+}

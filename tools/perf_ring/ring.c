@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring buffer reader.
+ *
+ * Forward (streaming): the kernel publishes data_head after writing a
+ * record; we load it with acquire semantics, copy [data_tail, data_head),
+ * then store data_tail with release semantics so the kernel does not reuse
+ * the space before our copy is done.
+ *
+ * Backward (flight recorder, read-only mapping): data_head always points
+ * at the start of the newest complete record and moves down; older records
+ * follow it upward.  The kernel never waits for us, so whatever we copy
+ * may be overwritten while we copy it; ring_bwd_valid() works out which
+ * part of the copy can still be trusted.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int prot = PROT_READ | (backward ? 0 : PROT_WRITE);
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->size = data_size;
+	r->backward = backward;
+	r->map_len = data_size + pg;
+	r->base = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -errno;
+	}
+	r->pg = r->base;
+	r->data = (char *)r->base + pg;
+	return 0;
+}
+
+void ring_unmap(struct ring *r)
+{
+	if (r->base)
+		munmap(r->base, r->map_len);
+	r->base = NULL;
+}
+
+long ring_fwd_copy_img(const char *data, u64 size, u64 tail, u64 head,
+		       char *dst, size_t dstlen, u64 *new_tail)
+{
+	u64 mask = size - 1, pos = tail;
+	size_t out = 0;
+
+	while (pos != head) {
+		struct perf_event_header h;
+		u64 off = pos & mask, first;
+
+		if (head - pos < sizeof(h))
+			return -EBADMSG;
+		memcpy(&h, data + off, sizeof(h));	/* never wraps: 8-aligned */
+		if (h.size < sizeof(h) || h.size > head - pos)
+			return -EBADMSG;
+		if (out + h.size > dstlen)
+			break;
+		first = size - off;
+		if (first >= h.size) {
+			memcpy(dst + out, data + off, h.size);
+		} else {
+			memcpy(dst + out, data + off, first);
+			memcpy(dst + out + first, data, h.size - first);
+		}
+		out += h.size;
+		pos += h.size;
+	}
+	*new_tail = pos;
+	return out;
+}
+
+long ring_fwd_read(struct ring *r, char *dst, size_t dstlen)
+{
+	u64 head = ring_head(r), tail = r->pg->data_tail, nt;
+	long n;
+
+	if (head == tail)
+		return 0;
+	n = ring_fwd_copy_img(r->data, r->size, tail, head, dst, dstlen, &nt);
+	if (n < 0)
+		return n;
+	__atomic_store_n(&r->pg->data_tail, nt, __ATOMIC_RELEASE);
+	return n;
+}
+
+u64 ring_bwd_valid(u64 size, u64 h1, u64 h2, u64 margin)
+{
+	u64 written = 0 - h1;	/* head starts at 0 and moves down */
+	u64 moved = h1 - h2;	/* published while we copied */
+	u64 valid = written < size ? written : size;
+
+	/*
+	 * Writes during the copy landed in [h2, h1), which is the top end
+	 * of our copy [h1, h1 + size).  A record reserved but not yet
+	 * published may sit just below h2: margin covers it.
+	 */
+	if (moved >= size || moved + margin >= size)
+		return 0;
+	if (valid > size - moved - margin)
+		valid = size - moved - margin;
+	return valid;
+}
+
+void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin)
+{
+	u64 off = head & (size - 1);
+
+	memcpy(lin, data + off, size - off);
+	memcpy(lin + (size - off), data, off);
+}
+
+long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
+			  struct bwd_snap *s)
+{
+	u64 pos = 0, nrec = 0, end;
+	u32 maxr = 0;
+
+	s->stop_torn = false;
+	/* First pass: find how many whole records lie inside valid. */
+	while (pos + sizeof(struct perf_event_header) <= valid) {
+		struct perf_event_header h;
+
+		memcpy(&h, img + pos, sizeof(h));
+		if (h.size == 0)
+			break;			/* never written */
+		if (h.size < sizeof(h) || (h.size & 7))
+			break;			/* torn: garbage header */
+		if (pos + h.size > valid) {
+			s->stop_torn = true;
+			break;
+		}
+		if (h.size > maxr)
+			maxr = h.size;
+		pos += h.size;
+		nrec++;
+	}
+	end = pos;
+	/* Trim the oldest records if dst is too small. */
+	while (end > dstlen) {
+		struct perf_event_header h;
+		u64 p = 0, last = 0;
+
+		/* drop the last (oldest) record */
+		while (p < end) {
+			memcpy(&h, img + p, sizeof(h));
+			last = p;
+			p += h.size;
+		}
+		end = last;
+		nrec--;
+	}
+	/* Second pass: emit oldest first. */
+	{
+		u64 out = end;
+
+		pos = 0;
+		while (pos < end) {
+			struct perf_event_header h;
+
+			memcpy(&h, img + pos, sizeof(h));
+			out -= h.size;
+			memcpy(dst + out, img + pos, h.size);
+			pos += h.size;
+		}
+	}
+	s->nrec = nrec;
+	s->bytes = end;
+	s->max_rec = maxr;
+	return end;
+}
+
+#ifndef PERF_EVENT_IOC_PAUSE_OUTPUT
+#define PERF_EVENT_IOC_PAUSE_OUTPUT _IOW('$', 9, __u32)
+#endif
+
+long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
+		       bool pause, struct bwd_snap *s)
+{
+	u64 h1, h2, margin, valid;
+	long n;
+
+	if (pause && ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
+		return -errno;
+	for (int tries = 0;; tries++) {
+		/* a record in flight is at most a few nested records */
+		margin = 4096;
+		if (2ULL * r->max_rec > margin)
+			margin = 2ULL * r->max_rec;
+		if (margin > r->size / 4)
+			margin = r->size / 4;
+		h1 = ring_head(r);
+		ring_copy_rotated(r->data, r->size, h1, scratch);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		h2 = ring_head(r);
+		valid = ring_bwd_valid(r->size, h1, h2, margin);
+		if (valid || h1 == 0 || tries >= 8)
+			break;
+	}
+	if (pause)
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	n = ring_bwd_extract_img(scratch, valid, dst, dstlen, s);
+	s->head = h1;
+	if (s->max_rec > r->max_rec)
+		r->max_rec = s->max_rec;
+	return n;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ring reader: one perf mmap ring buffer, read forward (streaming,
+ * data_tail moves) or backward (flight recorder, read-only mapping).
+ * The _img functions work on a plain memory image so that unit tests can
+ * feed them synthetic buffers.
+ */
+#ifndef PERF_RING_RING_H
+#define PERF_RING_RING_H
+
+#include <linux/perf_event.h>
+#include "util.h"
+
+struct ring {
+	int fd;
+	void *base;
+	size_t map_len;
+	struct perf_event_mmap_page *pg;
+	char *data;
+	u64 size;		/* data area, a power of two */
+	bool backward;
+	/* backward bookkeeping */
+	u64 last_head;		/* head at the previous snapshot */
+	bool have_last;
+	u32 max_rec;		/* largest record seen */
+};
+
+int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
+void ring_unmap(struct ring *r);
+
+static inline u64 ring_head(const struct ring *r)
+{
+	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* Forward: bytes published and not yet consumed. */
+static inline u64 ring_fwd_avail(const struct ring *r)
+{
+	return ring_head(r) - r->pg->data_tail;
+}
+
+/*
+ * Forward: copy whole records from the ring, starting at data_tail, into
+ * dst (at most dstlen bytes), and give the space back to the kernel.
+ * Returns bytes copied (0 when empty or when the next record does not fit),
+ * or -EBADMSG on a corrupt header.
+ */
+long ring_fwd_read(struct ring *r, char *dst, size_t dstlen);
+
+/*
+ * Image form of the forward copy: records between tail and head in a
+ * buffer of size bytes (power of two).  *new_tail is where copying stopped.
+ */
+long ring_fwd_copy_img(const char *data, u64 size, u64 tail, u64 head,
+		       char *dst, size_t dstlen, u64 *new_tail);
+
+/*
+ * Backward: how many bytes from h1 upward can be trusted, given the head
+ * h1 read before the copy, h2 read after it, and margin bytes that a
+ * writer may have reserved but not yet published.
+ */
+u64 ring_bwd_valid(u64 size, u64 h1, u64 h2, u64 margin);
+
+struct bwd_snap {
+	u64 nrec;		/* records extracted */
+	u64 bytes;		/* their bytes */
+	u64 head;		/* h1 */
+	u32 max_rec;
+	bool stop_torn;		/* walk stopped on a record crossing the limit */
+};
+
+/*
+ * Backward image walk.  img holds the buffer rotated so that img[0] is the
+ * byte at h1 (newest record first); valid bytes of it may be trusted.
+ * Whole records are written to dst oldest first (chronological order).
+ * Returns bytes written to dst (at most dstlen), or negative errno.
+ */
+long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
+			  struct bwd_snap *s);
+
+/* Copy the buffer, rotated so the byte at head comes first, into lin. */
+void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin);
+
+/*
+ * Backward snapshot of a live ring: read head, copy, re-read head, keep
+ * what can be trusted (see Documentation/admin-guide/perf-ring.rst).  With
+ * pause, PERF_EVENT_IOC_PAUSE_OUTPUT is held around the copy.  scratch
+ * must hold r->size bytes.
+ */
+long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
+		       bool pause, struct bwd_snap *s);
+
+#endif

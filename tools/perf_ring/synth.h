@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Synthesis of COMM, FORK and MMAP2 records for threads that exist before
+ * recording starts, and of the kernel map, so that perf can name the
+ * command and DSO of every sample.  Work is split over several threads,
+ * each filling its own buffer; the buffers are joined in a fixed order so
+ * the result does not depend on the number of threads.
+ */
+#ifndef PERF_RING_SYNTH_H
+#define PERF_RING_SYNTH_H
+
+#include <sys/types.h>
+#include "perfdata.h"
+
+/* Bytes of the sample_id trailer that non-sample records carry. */
+u32 synth_id_hdr_size(u64 sample_type);
+
+int synth_kernel_mmap(struct pbuf *out, u32 id_hdr);
+
+struct synth_result {
+	u64 nr_procs, nr_threads, nr_comm, nr_fork, nr_mmap2;
+	u64 ns;			/* wall time */
+};
+
+/* pids == NULL: every process in /proc.  Appends records to out. */
+int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
+		  struct pbuf *out, struct synth_result *res);
+
+#endif

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int parse_size(const char *s, u64 *out)
+{
+	char *end;
+	unsigned long long v;
+	u64 mult = 1;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'B': mult = 1; break;
+		case 'K': mult = 1ULL << 10; break;
+		case 'M': mult = 1ULL << 20; break;
+		case 'G': mult = 1ULL << 30; break;
+		default: return -EINVAL;
+		}
+		end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+		if (*end)
+			return -EINVAL;
+	}
+	if (v > UINT64_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int pwrite_full(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+int pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+int read_text_file(const char *path, char **out, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, len = 0;
+	char *buf;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			int err = -errno;
+
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*out = buf;
+	if (lenp)
+		*lenp = len;
+	return 0;
+}
+
+int parse_cpu_list(const char *s, bool *mask, int max)
+{
+	const char *p = s;
+	int any = 0;
+
+	while (*p) {
+		char *end;
+		long a, b;
+
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		a = strtol(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -EINVAL;
+			b = strtol(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= max)
+			return -EINVAL;
+		for (long i = a; i <= b; i++)
+			mask[i] = true;
+		any = 1;
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return any ? 0 : -EINVAL;
+}
+
+int online_cpus(bool *mask, int max)
+{
+	char *s;
+	int err = read_text_file("/sys/devices/system/cpu/online", &s, NULL);
+
+	if (err) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (n < 1)
+			return err;
+		for (long i = 0; i < n && i < max; i++)
+			mask[i] = true;
+		return 0;
+	}
+	err = parse_cpu_list(s, mask, max);
+	free(s);
+	return err;
+}
+
+u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void fmt_bytes(char *buf, size_t len, double b)
+{
+	if (b >= 1e9)
+		snprintf(buf, len, "%.1f GB", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(buf, len, "%.1f MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(buf, len, "%.1f kB", b / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", b);
+}
+
+void fmt_count(char *buf, size_t len, u64 n)
+{
+	if (n >= 1000000000ULL)
+		snprintf(buf, len, "%.1fG", n / 1e9);
+	else if (n >= 1000000ULL)
+		snprintf(buf, len, "%.1fM", n / 1e6);
+	else if (n >= 10000ULL)
+		snprintf(buf, len, "%.1fk", n / 1e3);
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+}

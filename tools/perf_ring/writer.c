@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <liburing.h>
+#include <linux/perf_event.h>
+
+#include "perfdata.h"
+#include "writer.h"
+
+struct wslot {
+	char *buf;		/* own buffer (compressed output) */
+	size_t cap;
+	char *data;		/* what is being written */
+	size_t len;
+	u64 off;
+	struct chunk *chunk;	/* chunk to give back when done (plain) */
+	bool busy;
+};
+
+static void give_back(struct writer *w, struct chunk *c)
+{
+	pthread_mutex_lock(&w->mu);
+	c->len = 0;
+	c->next = w->free_list;
+	w->free_list = c;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void set_err(struct writer *w, int err, u64 off)
+{
+	pthread_mutex_lock(&w->mu);
+	if (!w->err || off < w->err_off) {
+		if (!w->err)
+			w->err = err;
+		w->err_off = off;
+	}
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void slot_done(struct writer *w, struct wslot *s, int res)
+{
+	if (res < 0) {
+		set_err(w, res, s->off);
+	} else if ((size_t)res < s->len) {
+		/* short write: finish it synchronously */
+		int err = pwrite_full(w->fd, s->data + res, s->len - res, s->off + res);
+
+		if (err)
+			set_err(w, err, s->off);
+	}
+	if (s->chunk)
+		give_back(w, s->chunk);
+	s->chunk = NULL;
+	s->busy = false;
+	w->inflight--;
+}
+
+static void reap(struct writer *w, bool wait)
+{
+	struct io_uring *ring = w->uring;
+	struct io_uring_cqe *cqe;
+
+	while (w->inflight) {
+		int ret = wait ? io_uring_wait_cqe(ring, &cqe) : io_uring_peek_cqe(ring, &cqe);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret)
+			break;
+		slot_done(w, &w->slots[cqe->user_data], cqe->res);
+		io_uring_cqe_seen(ring, cqe);
+		wait = false;
+	}
+}
+
+static struct wslot *get_slot(struct writer *w)
+{
+	for (;;) {
+		for (int i = 0; i < w->nslots; i++)
+			if (!w->slots[i].busy)
+				return &w->slots[i];
+		reap(w, true);
+	}
+}
+
+static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
+		   struct chunk *c)
+{
+	s->data = data;
+	s->len = len;
+	s->off = w->off;
+	s->chunk = c;
+	s->busy = true;
+	w->inflight++;
+	w->off += len;
+	w->out_bytes += len;
+	w->nwrites++;
+	if (w->use_uring) {
+		struct io_uring *ring = w->uring;
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		if (!sqe) {
+			reap(w, true);
+			sqe = io_uring_get_sqe(ring);
+		}
+		if (sqe) {
+			io_uring_prep_write(sqe, w->fd, data, len, s->off);
+			io_uring_sqe_set_data64(sqe, s - w->slots);
+			if (io_uring_submit(ring) >= 1)
+				return;
+		}
+		/* could not queue: do it by hand */
+	}
+	slot_done(w, s, pwrite_full(w->fd, data, len, s->off) ?: (int)len);
+}
+
+static void write_chunk(struct writer *w, struct chunk *c, bool end)
+{
+	struct wslot *s;
+
+	if (w->err) {
+		if (c)
+			give_back(w, c);
+		return;
+	}
+	s = get_slot(w);
+	if (w->o.level) {
+		static const struct perf_event_header fr = {
+			.type = PF_RECORD_FINISHED_ROUND, .size = sizeof(fr),
+		};
+		const void *src = c ? c->buf : (const void *)&fr;
+		size_t len = c ? c->len : sizeof(fr);
+		long n;
+
+		if (c)
+			w->raw_bytes += len;
+		else
+			w->raw_bytes += sizeof(fr);
+		n = comp_records(&w->comp, src, len, s->buf, s->cap, end);
+		if (c)
+			give_back(w, c);
+		if (n < 0) {
+			set_err(w, (int)n, w->off);
+			return;
+		}
+		if (n)
+			submit(w, s, s->buf, n, NULL);
+	} else if (c) {
+		w->raw_bytes += c->len;
+		if (c->len)
+			submit(w, s, c->buf, c->len, c);
+		else
+			give_back(w, c);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	for (;;) {
+		struct chunk *c;
+
+		pthread_mutex_lock(&w->mu);
+		while (!w->q_head && !w->finishing)
+			pthread_cond_wait(&w->cv, &w->mu);
+		c = w->q_head;
+		if (c) {
+			w->q_head = c->next;
+			if (!w->q_head)
+				w->q_tail = NULL;
+		}
+		pthread_mutex_unlock(&w->mu);
+		if (!c)
+			break;	/* finishing and nothing queued */
+		write_chunk(w, c, false);
+		if (w->use_uring)
+			reap(w, false);
+	}
+	/* Close the zstd frame with a last FINISHED_ROUND. */
+	if (w->o.level && w->comp.in_frame)
+		write_chunk(w, NULL, true);
+	if (w->use_uring)
+		while (w->inflight)
+			reap(w, true);
+	pthread_mutex_lock(&w->mu);
+	w->done = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o)
+{
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->start = w->off = start;
+	w->o = *o;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->chunks = calloc(o->nchunks, sizeof(*w->chunks));
+	if (!w->chunks)
+		return -ENOMEM;
+	for (int i = 0; i < o->nchunks; i++) {
+		w->chunks[i].buf = malloc(o->chunk_size);
+		if (!w->chunks[i].buf)
+			return -ENOMEM;
+		w->chunks[i].cap = o->chunk_size;
+		w->chunks[i].next = w->free_list;
+		w->free_list = &w->chunks[i];
+	}
+	w->nslots = o->aio > 0 ? o->aio : 1;
+	w->slots = calloc(w->nslots, sizeof(*w->slots));
+	if (!w->slots)
+		return -ENOMEM;
+	if (o->level) {
+		err = comp_init(&w->comp, o->level);
+		if (err)
+			return err;
+		for (int i = 0; i < w->nslots; i++) {
+			w->slots[i].cap = comp_bound(o->chunk_size);
+			w->slots[i].buf = malloc(w->slots[i].cap);
+			if (!w->slots[i].buf)
+				return -ENOMEM;
+		}
+	}
+	if (o->aio > 0) {
+		struct io_uring *ring = calloc(1, sizeof(*ring));
+
+		if (!ring)
+			return -ENOMEM;
+		err = io_uring_queue_init(o->aio * 2, ring, 0);
+		if (err) {
+			snprintf(w->uring_err, sizeof(w->uring_err),
+				 "io_uring_setup: %s", strerror(-err));
+			free(ring);
+		} else {
+			w->uring = ring;
+			w->use_uring = true;
+		}
+	}
+	err = pthread_create(&w->thr, NULL, writer_main, w);
+	if (err)
+		return -err;
+	return 0;
+}
+
+struct chunk *writer_get(struct writer *w)
+{
+	struct chunk *c;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->free_list && !w->err)
+		pthread_cond_wait(&w->cv, &w->mu);
+	c = w->err ? NULL : w->free_list;
+	if (c) {
+		w->free_list = c->next;
+		c->len = 0;
+		c->next = NULL;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return c;
+}
+
+void writer_put(struct writer *w, struct chunk *c)
+{
+	pthread_mutex_lock(&w->mu);
+	c->next = NULL;
+	if (w->q_tail)
+		w->q_tail->next = c;
+	else
+		w->q_head = c;
+	w->q_tail = c;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+void writer_release(struct writer *w, struct chunk *c)
+{
+	give_back(w, c);
+}
+
+bool writer_failed(struct writer *w)
+{
+	return __atomic_load_n(&w->err, __ATOMIC_RELAXED) != 0;
+}
+
+int writer_finish(struct writer *w, u64 *data_size)
+{
+	pthread_mutex_lock(&w->mu);
+	w->finishing = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thr, NULL);
+
+	*data_size = (w->err ? w->err_off : w->off) - w->start;
+	if (w->uring) {
+		io_uring_queue_exit(w->uring);
+		free(w->uring);
+		w->uring = NULL;
+	}
+	if (w->o.level)
+		comp_free(&w->comp);
+	for (int i = 0; i < w->nslots; i++)
+		free(w->slots[i].buf);
+	free(w->slots);
+	for (int i = 0; i < w->o.nchunks; i++)
+		free(w->chunks[i].buf);
+	free(w->chunks);
+	w->slots = NULL;
+	w->chunks = NULL;
+	return w->err;
+}
+
+const char *writer_kind(const struct writer *w)
+{
+	if (w->use_uring)
+		return "io_uring";
+	if (w->o.aio > 0)
+		return "write(2), io_uring unavailable";
+	return "write(2)";
+}

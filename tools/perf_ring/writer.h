@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The writer: takes chunks of whole perf records, compresses them when
+ * asked, and writes them to the data section of a file with io_uring
+ * (several writes in flight) or plain write(2).  It runs on its own thread
+ * so that compression and I/O never hold up the ring reader.
+ */
+#ifndef PERF_RING_WRITER_H
+#define PERF_RING_WRITER_H
+
+#include <pthread.h>
+#include "compress.h"
+#include "util.h"
+
+struct chunk {
+	char *buf;
+	size_t len, cap;
+	struct chunk *next;
+};
+
+struct writer_opts {
+	int aio;		/* writes in flight with io_uring; 0 = write(2) */
+	int level;		/* zstd level, 0 = no compression */
+	size_t chunk_size;
+	int nchunks;
+};
+
+struct wslot;
+
+struct writer {
+	int fd;
+	u64 start, off;		/* data section start, next write offset */
+	struct writer_opts o;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunk *chunks;
+	struct chunk *free_list, *q_head, *q_tail;
+	bool finishing, done;
+	struct compressor comp;
+	void *uring;		/* struct io_uring */
+	bool use_uring;
+	char uring_err[96];	/* why io_uring is not used */
+	struct wslot *slots;
+	int nslots, inflight;
+	int err;		/* first error, negative errno */
+	u64 err_off;		/* file offset of the first failed write */
+	u64 raw_bytes, out_bytes, nwrites;
+};
+
+int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o);
+/* A free chunk, waiting for one if needed; NULL once the writer failed. */
+struct chunk *writer_get(struct writer *w);
+void writer_put(struct writer *w, struct chunk *c);	/* queue for writing */
+void writer_release(struct writer *w, struct chunk *c); /* give back unused */
+bool writer_failed(struct writer *w);
+/*
+ * Write everything queued, close the zstd frame, wait for the I/O, stop the
+ * thread.  *data_size is the length of the data section that is known to
+ * be on file (up to the first failed write).  Returns the first error.
+ */
+int writer_finish(struct writer *w, u64 *data_size);
+const char *writer_kind(const struct writer *w);
+
+#endif
