@@ -519,35 +519,6 @@ int pr_pause(int fd, bool pause)
 	return ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
 }
 
-int pr_wait_writers(const struct pr_ring *r, int nr)
-{
-	__u64 last[8];
-	int i, stable = 0;
-
-#ifdef __NR_membarrier
-	/* MEMBARRIER_CMD_GLOBAL (1 << 0): synchronize_rcu() in the kernel. */
-	if (!syscall(__NR_membarrier, 1, 0, 0))
-		return 0;
-#endif
-	if (nr > 8)
-		nr = 8;
-	for (i = 0; i < nr; i++)
-		last[i] = pr_ring_head(&r[i]);
-	while (stable < 3) {
-		bool moved = false;
-
-		usleep(1000);
-		for (i = 0; i < nr; i++) {
-			__u64 h = pr_ring_head(&r[i]);
-
-			moved |= h != last[i];
-			last[i] = h;
-		}
-		stable = moved ? 0 : stable + 1;
-	}
-	return 1;
-}
-
 int pr_read_count(int fd, __u64 *count, __u64 *lost)
 {
 	__u64 v[2];

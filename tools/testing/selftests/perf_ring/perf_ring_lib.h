@@ -146,16 +146,6 @@ int pr_enable(int fd);
 int pr_disable(int fd);
 int pr_pause(int fd, bool pause);
 
-/*
- * Wait for writes that began before a PAUSE_OUTPUT to finish. The pause
- * stops new records, but a writer on another CPU may be in the middle of
- * one; it runs inside an RCU read-side section, so an RCU grace period
- * (membarrier(MEMBARRIER_CMD_GLOBAL)) waits it out. Without membarrier,
- * fall back to waiting until data_head of @r has not moved for a few ms.
- * Returns 0 after a grace period, 1 after the fallback.
- */
-int pr_wait_writers(const struct pr_ring *r, int nr);
-
 /* read() with PERF_FORMAT_LOST: the event count and its lost samples. */
 int pr_read_count(int fd, __u64 *count, __u64 *lost);
 
