@@ -162,6 +162,8 @@ int pr_has_backward(char *why, size_t len)
 	struct perf_event_attr attr;
 	int fd;
 
+	if (cached == 0)
+		why_set(why, len, PR_LACKS_BACKWARD);
 	if (cached >= 0)
 		return cached;
 	/* The same event without the bit must open, or the probe says nothing. */
@@ -194,6 +196,8 @@ int pr_has_pause(char *why, size_t len)
 	void *map;
 	int fd, err;
 
+	if (cached == 0)
+		why_set(why, len, PR_LACKS_PAUSE);
 	if (cached >= 0)
 		return cached;
 	fd = dummy_open(why, len);
