@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared helpers for the make bench parts: running commands, timing
+interleaved rounds, paired ratios with their spread, and Markdown output.
+
+bench.sh sets the environment (BENCH_OUT, BENCH_SCRATCH, BENCH_STATE,
+QUICK) and runs one bench_<part>.py per part.  Every part raises Fail when
+a tool breaks or an output is unreadable; a timing never fails a part."""
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
+TOOLS = os.path.join(BUILD, "tools", "perf_ring")
+PERF_RING = os.path.join(TOOLS, "perf-ring")
+CLOSE_LOOP = os.path.join(TOOLS, "close-loop")
+PY = [sys.executable, "-S", "-E"]
+FLOOR = PY + [os.path.join(HERE, "bench_floor.py")]
+THREADS = PY + [os.path.join(HERE, "bench_threads.py")]
+QUICK = os.environ.get("QUICK", "") not in ("", "0")
+OUT = os.environ.get("BENCH_OUT", os.path.join(BUILD, "bench", "results"))
+SCRATCH = os.environ.get("BENCH_SCRATCH", os.path.join(BUILD, "bench", "scratch"))
+STATE = os.environ.get("BENCH_STATE", os.path.join(BUILD, "bench", "state"))
+T0 = float(os.environ.get("BENCH_T0", time.time()))
+
+# Events of the close(-1) workload, as in the series.
+SYSCALL_EVENTS = "raw_syscalls:*"
+# The varied workload: a tar of a header tree through a pipe, with
+# syscalls and the scheduler recorded.
+VARIED_EVENTS = ("raw_syscalls:*,sched:sched_switch,sched:sched_wakeup,"
+                 "syscalls:sys_enter_openat")
+VARIED_CMD = ["sh", "-c", "tar -cf - -C /usr/include . | cat >/dev/null"]
+
+
+class Fail(Exception):
+    """A part is broken (not slow): the harness exits non-zero."""
+
+
+def log(msg):
+    d = int(time.time() - T0)
+    sys.stderr.write("[perf_ring] bench %dm%02ds: %s\n" % (d // 60, d % 60, msg))
+    sys.stderr.flush()
+
+
+def pin(cpu, cmd):
+    return ["taskset", "-c", str(cpu)] + list(cmd)
+
+
+def timed(cmd):
+    """cmd run under bash's time: the workload's own run time, from fork to
+    exit, goes to stderr as one line "S.mmm" (see workload_time)."""
+    return ["bash", "-c", 'TIMEFORMAT=%3R; time "$@"', "timed"] + list(cmd)
+
+
+_WL_TIME = re.compile(r"^(\d+\.\d{3})$", re.M)
+
+
+def workload_time(err):
+    m = _WL_TIME.findall(err)
+    if not m:
+        raise Fail("no workload time on stderr:\n" + err[-300:])
+    return float(m[-1])
+
+
+def close_loop(n, cpu=None):
+    cmd = timed([CLOSE_LOOP, str(n)])
+    return pin(cpu, cmd) if cpu is not None else cmd
+
+
+def varied(cpu=None):
+    cmd = timed(VARIED_CMD)
+    return pin(cpu, cmd) if cpu is not None else cmd
+
+
+def sh_quote(cmd):
+    return " ".join(c if re.match(r"^[\w@%+=:,./*-]+$", c) else "'%s'" % c.replace("'", "'\\''")
+                    for c in cmd)
+
+
+def run(cmd, timeout=600, check=True, env=None):
+    """Run cmd in its own process group; return (seconds, rc, out, err)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, errors="replace", start_new_session=True, env=env)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise Fail("timed out after %ds: %s" % (timeout, sh_quote(cmd)))
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+    dt = time.perf_counter() - t
+    if check and p.returncode != 0:
+        tail = "\n".join((err or "").strip().splitlines()[-5:])
+        raise Fail("exit %d: %s\n%s" % (p.returncode, sh_quote(cmd), tail))
+    return dt, p.returncode, out, err
+
+
+def rm(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def clean_scratch(prefix):
+    for f in os.listdir(SCRATCH):
+        if f.startswith(prefix):
+            rm(os.path.join(SCRATCH, f))
+
+
+# ---- reading recorder output ----
+
+_PR_SUMMARY = re.compile(r"\[ perf-ring record: (.*) \]")
+
+
+def perf_ring_summary(err):
+    """The fields of perf-ring's closing line: lost, raw, out, ratio, writer."""
+    m = None
+    for m in _PR_SUMMARY.finditer(err):
+        pass
+    if not m:
+        raise Fail("perf-ring printed no summary line:\n" + err[-500:])
+    s = m.group(1)
+    d = {"line": s}
+    x = re.search(r"(\d+) lost", s)
+    d["lost"] = int(x.group(1)) if x else None
+    x = re.search(r"\(([\d.]+)x\)", s)
+    d["ratio"] = float(x.group(1)) if x else None
+    d["writer"] = s.rsplit(",", 1)[-1].strip()
+    return d
+
+
+def perf_summary(err):
+    """perf record's closing lines: compression ratio if any."""
+    d = {}
+    x = re.search(r"ratio is ([\d.]+)", err)
+    d["ratio"] = float(x.group(1)) if x else None
+    return d
+
+
+def stats_of(path, timeout=300):
+    """Read a perf.data file with perf itself (perf report --stats) and with
+    perf-ring report: SAMPLE records, and samples lost (the sum of the
+    PERF_RECORD_LOST records).  A file perf cannot read fails the part."""
+    _, rc, out, err = run(["perf", "report", "--stats", "-i", path], timeout=timeout, check=False)
+    if rc != 0 or "Aggregated stats" not in out:
+        raise Fail("perf report --stats cannot read %s (exit %d): %s" %
+                   (os.path.basename(path), rc, (err or out).strip()[-300:]))
+    if re.search(r"(?i)couldn't decompress|failed to process|corrupt", err):
+        raise Fail("perf report --stats on %s: %s" % (os.path.basename(path), err.strip()[-300:]))
+    agg = out.split("Aggregated stats", 1)[1]
+    m = re.search(r"SAMPLE events:\s+(\d+)", agg)
+    samples = int(m.group(1)) if m else 0
+    _, rc, out2, err2 = run([PERF_RING, "report", "-i", path], timeout=timeout, check=False)
+    m = re.search(r"lost: (\d+) samples in (\d+) LOST", out2)
+    if rc != 0 or not m:
+        raise Fail("perf-ring report cannot read %s (exit %d): %s" %
+                   (os.path.basename(path), rc, (err2 or out2).strip()[-300:]))
+    return {"samples": samples, "lost": int(m.group(1)), "lost_records": int(m.group(2)),
+            "bytes": os.path.getsize(path)}
+
+
+# ---- interleaved rounds ----
+
+def interleave(cases, rounds, what, timeout=600):
+    """Run every case once per round, in the same order each round (ABAB...).
+
+    cases: list of dicts with "label", "cmd", and optionally "before" (a
+    callable run before the command, untimed), "after" (a callable taking
+    (out, err) and returning a dict of extra values, untimed).
+    Every command runs a timed() workload: "w" is the workload's own run
+    time, "t" the wall time of the whole command (recorder start and end
+    included).
+    Returns {label: {"w": [s...], "t": [s...], "x": [extra dicts...]}}."""
+    res = {c["label"]: {"w": [], "t": [], "x": []} for c in cases}
+    t_part = time.time()
+    for r in range(rounds):
+        for c in cases:
+            if c.get("before"):
+                c["before"]()
+            dt, _, out, err = run(c["cmd"], timeout=timeout)
+            extra = c["after"](out, err) if c.get("after") else {}
+            res[c["label"]]["t"].append(dt)
+            res[c["label"]]["w"].append(workload_time(err))
+            res[c["label"]]["x"].append(extra)
+        done = r + 1
+        eta = (time.time() - t_part) / done * (rounds - done)
+        log("%s: round %d of %d done (about %ds left)" % (what, done, rounds, eta))
+    return res
+
+
+# ---- statistics ----
+
+# two-sided 95% Student t quantiles by degrees of freedom
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+        8: 2.306, 9: 2.262, 10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def t95(df):
+    if df <= 0:
+        return float("inf")
+    for k in sorted(_T95):
+        if df <= k:
+            return _T95[k]
+    return 1.960
+
+
+def mean(v):
+    return sum(v) / len(v) if v else float("nan")
+
+
+def sd(v):
+    if len(v) < 2:
+        return float("nan")
+    m = mean(v)
+    return math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1))
+
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    if not n:
+        return float("nan")
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def ci(v):
+    """Mean and 95% interval of the mean."""
+    m = mean(v)
+    if len(v) < 2:
+        return m, float("nan"), float("nan")
+    h = t95(len(v) - 1) * sd(v) / math.sqrt(len(v))
+    return m, m - h, m + h
+
+
+def paired_ratio(a, b, base=None):
+    """Per-round ratios a_i / b_i (or of overheads (a_i - base_i) / (b_i - base_i)),
+    summarized as mean and 95% interval."""
+    if base is None:
+        r = [x / y for x, y in zip(a, b) if y]
+    else:
+        r = [(x - z) / (y - z) for x, y, z in zip(a, b, base) if y != z]
+    m, lo, hi = ci(r)
+    return {"ratio": m, "lo": lo, "hi": hi, "n": len(r), "verdict": verdict(m, lo, hi)}
+
+
+def verdict(m, lo, hi, target=1.0):
+    if math.isnan(lo):
+        return "too few runs for a verdict"
+    if lo <= target <= hi:
+        return "no measurable difference"
+    return "lower" if hi < target else "higher"
+
+
+def fmt_ratio(p):
+    if math.isnan(p["lo"]):
+        return "%.3f" % p["ratio"]
+    return "%.3f [%.3f, %.3f]" % (p["ratio"], p["lo"], p["hi"])
+
+
+def fmt_bytes(n):
+    if n is None:
+        return "-"
+    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= f:
+            return "%.1f %s" % (n / f, unit)
+    return "%d B" % n
+
+
+def md_table(head, rows, align=None):
+    align = align or ["---"] + ["---:"] * (len(head) - 1)
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |"]
+    for r in rows:
+        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# ---- results shared between parts ----
+
+def save(part, data):
+    os.makedirs(STATE, exist_ok=True)
+    with open(os.path.join(STATE, part + ".json"), "w") as f:
+        json.dump(data, f, indent=1)
+
+
+def load(part):
+    try:
+        with open(os.path.join(STATE, part + ".json")) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def write_md(name, text):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, name), "w") as f:
+        f.write(text)
+    log("wrote %s" % os.path.relpath(os.path.join(OUT, name), ROOT))
+
+
+def main(fn):
+    """Run a part; exit 1 with the reason when it breaks."""
+    os.makedirs(SCRATCH, exist_ok=True)
+    try:
+        fn()
+    except Fail as e:
+        log("FAILED: %s" % e)
+        sys.exit(1)
