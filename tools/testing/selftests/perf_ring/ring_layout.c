@@ -273,10 +273,8 @@ TEST_F(ring, wrap)
 
 TEST_F(ring, overwrite_chosen_by_prot_write)
 {
-	char why[PR_WHY_LEN] = "";
 	__u64 count, lost, fit, n;
 
-	(void)why;
 	RING_OPEN(1);
 	fit = (self->r.size - 1) / self->rec;
 	n = 4 * fit;
