@@ -62,6 +62,7 @@ else
 	scratch=$(mktemp -d "$PR_BUILD/bench/scratch.XXXXXX")
 fi
 export BENCH_SCRATCH=$scratch
+export BENCH_SCRATCH_FS=$(stat -f -c %T "$scratch")
 part_pid=
 cleanup() {
 	if [ -n "$part_pid" ]; then
@@ -90,7 +91,9 @@ mkdir -p "$BENCH_STATE" "$BENCH_OUT"
 	echo "ncpu=$(nproc)"
 	echo "mem=$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo)"
 	echo "kernel=$(uname -r)"
-	echo "virt=$(systemd-detect-virt 2>/dev/null || echo unknown)"
+	virt=$(systemd-detect-virt 2>/dev/null || true)
+	grep -qw hypervisor /proc/cpuinfo && virt="${virt:+$virt, }virtual machine (CPU flag hypervisor)"
+	echo "virt=${virt:-none detected}"
 	echo "perf=$(perf version 2>/dev/null)"
 	echo "paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)"
 	echo "scratch_fs=$(stat -f -c %T "$scratch")"

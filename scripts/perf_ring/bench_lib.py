@@ -173,7 +173,7 @@ def stats_of(path, timeout=300):
 
 # ---- interleaved rounds ----
 
-def interleave(cases, rounds, what, timeout=600):
+def interleave(cases, rounds, what, timeout=600, warmup=()):
     """Run every case once per round, in the same order each round (ABAB...).
 
     cases: list of dicts with "label", "cmd", and optionally "before" (a
@@ -184,6 +184,8 @@ def interleave(cases, rounds, what, timeout=600):
     included).
     Returns {label: {"w": [s...], "t": [s...], "x": [extra dicts...]}}."""
     res = {c["label"]: {"w": [], "t": [], "x": []} for c in cases}
+    for cmd in warmup:		# page cache, first-exec costs: untimed
+        run(cmd, timeout=timeout)
     t_part = time.time()
     for r in range(rounds):
         for c in cases:
@@ -303,10 +305,10 @@ def load(part):
 
 
 def write_md(name, text):
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, name), "w") as f:
+    """A part's section; bench_report.py joins them into bench.md."""
+    os.makedirs(STATE, exist_ok=True)
+    with open(os.path.join(STATE, "section-" + name), "w") as f:
         f.write(text)
-    log("wrote %s" % os.path.relpath(os.path.join(OUT, name), ROOT))
 
 
 def main(fn):

@@ -31,7 +31,8 @@ CASES = [
 
 def part():
     log("series table: %d close(-1), %d rounds of %d cases" % (N, ROUNDS, len(CASES)))
-    res = interleave([{"label": l, "cmd": c} for l, _, c in CASES], ROUNDS, "series table")
+    res = interleave([{"label": l, "cmd": c} for l, _, c in CASES], ROUNDS, "series table",
+                     warmup=[close_loop(N, 0)])
     base = res["BASE"]["w"]
     rows = []
     dat = []

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-plot.sh: the PNG plots of make bench, from the data the parts left
+# in $BENCH_STATE:
+#   overhead.png     the series' table: workload time per case, mean and stddev
+#   compression.png  compression ratio against overhead, per level and writer
+# A part that did not run leaves no data, and its plot is skipped.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+state=${BENCH_STATE:-$PR_BUILD/bench/state}
+out=${BENCH_OUT:-$PR_ROOT/bench/results}
+mkdir -p "$out"
+
+if [ -s "$state/series.dat" ]; then
+	gnuplot <<-EOF
+	set terminal pngcairo size 900,520 font "sans,10" noenhanced
+	set output "$out/overhead.png"
+	set title "close(-1) loop recorded with raw_syscalls:* (mean and stddev)"
+	set ylabel "workload time, ms"
+	set style fill solid 0.6 border -1
+	set boxwidth 0.6
+	set yrange [0:*]
+	set grid ytics
+	set xtics rotate by -20 left
+	unset key
+	plot "$state/series.dat" using 1:3:xtic(2) with boxes lc rgb "#4477aa", \
+	     "" using 1:3:4 with yerrorbars lc rgb "black" pt 0
+	EOF
+	pr_log "bench: wrote ${out#"$PR_ROOT"/}/overhead.png"
+fi
+
+if [ -s "$state/compression.dat" ]; then
+	# one file per workload and writer: columns level, overhead, ratio
+	sel() {
+		awk -v w="$1" -v k="$2" '$1 == w && $3 == k { print $2, $4, $5 }' \
+			"$state/compression.dat" > "$state/z-$1-$2.dat"
+		echo "$state/z-$1-$2.dat"
+	}
+	gnuplot <<-EOF
+	set terminal pngcairo size 900,560 font "sans,10" noenhanced
+	set output "$out/compression.png"
+	set title "perf-ring -z 0,1,3,5,8: compression ratio against overhead"
+	set xlabel "overhead (x the run time without recording)"
+	set ylabel "compression ratio (x)"
+	set logscale y
+	set grid
+	set key top left
+	plot "$(sel close sync)" using 2:3 with linespoints pt 7 lc rgb "#4477aa" title "close(-1), sync", \
+	     "$(sel close io_uring)" using 2:3 with linespoints pt 5 lc rgb "#66ccee" title "close(-1), io_uring", \
+	     "$(sel tar sync)" using 2:3 with linespoints pt 7 lc rgb "#ee6677" title "tar, sync", \
+	     "$(sel tar io_uring)" using 2:3 with linespoints pt 5 lc rgb "#ccbb44" title "tar, io_uring", \
+	     "$(sel close sync)" using 2:3:(sprintf("-z%d", \$1)) with labels offset 1.2,0.6 notitle, \
+	     "$(sel tar sync)" using 2:3:(sprintf("-z%d", \$1)) with labels offset 1.2,0.6 notitle
+	EOF
+	pr_log "bench: wrote ${out#"$PR_ROOT"/}/compression.png"
+fi
