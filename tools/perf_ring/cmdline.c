@@ -99,8 +99,9 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	o->output = "perf.data";
 	o->aio = 4;
 	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
-	o->argc = argc;
-	o->argv = argv;
+	/* argv[-1] is the program name: the command line perf shows */
+	o->argc = argc + 1;
+	o->argv = argv - 1;
 
 	optind = 1;
 	opterr = 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 #include <linux/perf_event.h>
@@ -18,23 +19,63 @@ int comp_init(struct compressor *c, int level)
 		ZSTD_freeCCtx(z);
 		return -EINVAL;
 	}
+	c->stage = malloc(COMP_UNIT_MAX);
+	if (!c->stage) {
+		ZSTD_freeCCtx(z);
+		return -ENOMEM;
+	}
 	c->cctx = z;
 	c->level = level;
+	c->unit = COMP_UNIT_MIN;
 	return 0;
 }
 
 void comp_free(struct compressor *c)
 {
 	ZSTD_freeCCtx(c->cctx);
+	free(c->stage);
 	c->cctx = NULL;
+	c->stage = NULL;
 }
 
 size_t comp_bound(size_t len)
 {
 	/* units, each with a record header, and a frame header/epilogue */
-	size_t units = len / (COMP_UNIT / 2) + 2;
+	size_t units;
 
+	len += COMP_UNIT_MAX;	/* staged input */
+	units = len / (COMP_UNIT_MIN / 2) + 2;
 	return ZSTD_compressBound(len) + units * (sizeof(struct perf_event_header) + 64) + 64;
+}
+
+/*
+ * A unit's output was split over several records: is there a compressed
+ * block larger than a record's payload?  (zstd format: 3-byte block
+ * headers, bit 0 last block, bits 1-2 type, bits 3-23 size.)
+ */
+static bool has_big_block(const unsigned char *p, size_t len, bool frame_start)
+{
+	size_t pos = 0;
+
+	if (frame_start) {
+		static const u8 dict_sz[4] = { 0, 1, 2, 4 }, fcs_sz[4] = { 0, 2, 4, 8 };
+		u8 d;
+
+		if (len < 5)
+			return true;
+		d = p[4];	/* after the 4-byte magic */
+		pos = 5 + (d & 0x20 ? 0 : 1) + dict_sz[d & 3] + fcs_sz[d >> 6] +
+		      ((d >> 6) == 0 && (d & 0x20) ? 1 : 0);
+	}
+	while (pos + 3 <= len) {
+		u32 h = p[pos] | p[pos + 1] << 8 | p[pos + 2] << 16;
+		u32 type = (h >> 1) & 3, size = h >> 3;
+
+		if (type == 2 && size + 3 > COMP_REC_MAX - sizeof(struct perf_event_header))
+			return true;
+		pos += 3 + (type == 1 ? 1 : size);
+	}
+	return false;
 }
 
 /* Compress one unit (or the frame end) into one or more records. */
@@ -42,8 +83,9 @@ static long comp_unit(struct compressor *c, const char *src, size_t len,
 		      char *dst, size_t dstlen, ZSTD_EndDirective mode)
 {
 	ZSTD_inBuffer in = { src, len, 0 };
-	size_t out_total = 0;
-	size_t ret;
+	size_t out_total = 0, ret;
+	int nrec = 0;
+	bool frame_start = !c->in_frame;
 
 	do {
 		struct perf_event_header h;
@@ -66,9 +108,51 @@ static long comp_unit(struct compressor *c, const char *src, size_t len,
 			memcpy(dst + out_total, &h, sizeof(h));
 			out_total += h.size;
 			c->nrec++;
+			nrec++;
 		}
 	} while (ret != 0 || in.pos < in.size);
+	if (nrec > 1) {
+		/* gather the payloads to walk the blocks */
+		unsigned char *tmp = malloc(out_total);
+		size_t pos = 0, tl = 0;
+
+		if (tmp) {
+			while (pos < out_total) {
+				struct perf_event_header h;
+
+				memcpy(&h, dst + pos, sizeof(h));
+				memcpy(tmp + tl, dst + pos + sizeof(h), h.size - sizeof(h));
+				tl += h.size - sizeof(h);
+				pos += h.size;
+			}
+			if (has_big_block(tmp, tl, frame_start))
+				c->unsafe++;
+			free(tmp);
+		}
+	}
 	return out_total;
+}
+
+/* One unit out; adapt the unit size to the ratio seen. */
+static long put_unit(struct compressor *c, const char *p, size_t len, char *dst,
+		     size_t dstlen, bool last)
+{
+	long n = comp_unit(c, p, len, dst, dstlen, last ? ZSTD_e_end : ZSTD_e_flush);
+
+	if (n < 0)
+		return n;
+	c->in_frame = !last;
+	/* next unit: aim for half a record of output at this ratio */
+	if (n > 0 && len == c->unit) {
+		u64 next = (u64)len * (COMP_REC_MAX / 2) / n;
+
+		if (next < COMP_UNIT_MIN)
+			next = COMP_UNIT_MIN;
+		if (next > COMP_UNIT_MAX)
+			next = COMP_UNIT_MAX;
+		c->unit = next;
+	}
+	return n;
 }
 
 long comp_records(struct compressor *c, const void *src, size_t len,
@@ -76,33 +160,38 @@ long comp_records(struct compressor *c, const void *src, size_t len,
 {
 	const char *s = src;
 	size_t pos = 0, out = 0;
+	long n;
 
-	while (pos < len) {
-		size_t unit = 0;
-		bool last;
-		long n;
+	if (end && !len && !c->stage_len)
+		return -EINVAL;
+	c->in_bytes += len;
+	while (pos < len || (end && c->stage_len)) {
+		size_t rest = len - pos;
 
-		/* whole records up to COMP_UNIT (a single larger record alone) */
-		while (pos + unit < len) {
-			struct perf_event_header h;
+		if (c->stage_len || rest < c->unit) {
+			size_t take = c->unit - c->stage_len;
 
-			memcpy(&h, s + pos + unit, sizeof(h));
-			if (h.size < sizeof(h) || pos + unit + h.size > len)
-				return -EBADMSG;
-			if (unit && unit + h.size > COMP_UNIT)
-				break;
-			unit += h.size;
+			if (take > rest)
+				take = rest;
+			memcpy(c->stage + c->stage_len, s + pos, take);
+			c->stage_len += take;
+			pos += take;
+			if (c->stage_len < c->unit && !(end && pos == len))
+				break;		/* wait for more input */
+			n = put_unit(c, c->stage, c->stage_len, (char *)dst + out,
+				     dstlen - out, end && pos == len);
+			c->stage_len = 0;
+		} else {
+			size_t u = c->unit;
+
+			n = put_unit(c, s + pos, u, (char *)dst + out, dstlen - out,
+				     end && pos + u == len);
+			pos += u;
 		}
-		last = end && pos + unit == len;
-		n = comp_unit(c, s + pos, unit, (char *)dst + out, dstlen - out,
-			      last ? ZSTD_e_end : ZSTD_e_flush);
 		if (n < 0)
 			return n;
-		c->in_frame = !last;
 		out += n;
-		pos += unit;
 	}
-	c->in_bytes += len;
 	c->out_bytes += out;
 	return out;
 }

@@ -112,7 +112,7 @@ static void config_attrs(struct rec *r)
 {
 	struct record_opts *o = r->o;
 
-	r->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	r->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	for (int i = 0; i < r->nev; i++) {
 		struct perf_event_attr *a = &r->evs[i].attr;
@@ -471,6 +471,10 @@ static int file_close(struct rec *r, bool *ok)
 	r->run_records += r->cnt.total;
 	r->nfiles++;
 	if (r->o->verbose) {
+		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
+			"writer: compress %.1f ms, write %.1f ms, %llu writes\n",
+			r->w.get_wait_ns / 1e6, r->w.comp_ns / 1e6, r->w.write_ns / 1e6,
+			(unsigned long long)r->w.nwrites);
 		fprintf(stderr, "perf-ring record: %s: %llu records", r->out_path,
 			(unsigned long long)r->cnt.total);
 		for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)

@@ -116,7 +116,13 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 		}
 		/* could not queue: do it by hand */
 	}
-	slot_done(w, s, pwrite_full(w->fd, data, len, s->off) ?: (int)len);
+	{
+		u64 t0 = now_ns();
+		int ret = pwrite_full(w->fd, data, len, s->off);
+
+		w->write_ns += now_ns() - t0;
+		slot_done(w, s, ret ?: (int)len);
+	}
 }
 
 static void write_chunk(struct writer *w, struct chunk *c, bool end)
@@ -141,7 +147,10 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 			w->raw_bytes += len;
 		else
 			w->raw_bytes += sizeof(fr);
+		u64 t0 = now_ns();
+
 		n = comp_records(&w->comp, src, len, s->buf, s->cap, end);
+		w->comp_ns += now_ns() - t0;
 		if (c)
 			give_back(w, c);
 		if (n < 0) {
@@ -255,10 +264,12 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 struct chunk *writer_get(struct writer *w)
 {
 	struct chunk *c;
+	u64 t0 = now_ns();
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->free_list && !w->err)
 		pthread_cond_wait(&w->cv, &w->mu);
+	w->get_wait_ns += now_ns() - t0;
 	c = w->err ? NULL : w->free_list;
 	if (c) {
 		w->free_list = c->next;

@@ -46,6 +46,7 @@ struct writer {
 	int err;		/* first error, negative errno */
 	u64 err_off;		/* file offset of the first failed write */
 	u64 raw_bytes, out_bytes, nwrites;
+	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
 };
 
 int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o);
