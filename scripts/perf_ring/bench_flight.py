@@ -27,7 +27,7 @@ from bench_lib import (CLOSE_LOOP, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fa
 
 SNAPS = int(os.environ.get("BENCH_FLIGHT_SNAPSHOTS", 3 if QUICK else 10))
 REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 2))
-N = int(os.environ.get("BENCH_FLIGHT_CALLS", 2500000 if QUICK else 6000000))
+N = 1 << 40			# the loop runs until the harness ends it
 GAP = 0.05			# seconds between a snapshot's line and the next signal
 BUF = "32M"
 CONFIGS = [
@@ -52,6 +52,13 @@ def comm(pid):
             return f.read().strip()
     except OSError:
         return ""
+
+
+def descendants(pid):
+    out = []
+    for c in children(pid):
+        out += [c] + descendants(c)
+    return out
 
 
 def one(name, argv, opts, rep):
@@ -84,7 +91,7 @@ def one(name, argv, opts, rep):
             if comm(p.pid) == me and any(comm(c) not in ("", me) for c in children(p.pid)):
                 break
             time.sleep(0.01)
-        time.sleep(0.2)
+        time.sleep(0.5)		# let the buffers fill and wrap
         for _ in range(SNAPS):
             if p.poll() is not None:
                 break
@@ -96,17 +103,21 @@ def one(name, argv, opts, rep):
                     raise Fail("%s: no snapshot line 20 s after SIGUSR2:\n%s" % (name, "".join(err_all[-5:])))
                 lat.append(lines[seen][0] - t0)
             time.sleep(GAP)
-        rc = p.wait(timeout=300)
+        # end the loop: the recorder then takes its exit snapshot
+        loop = [c for c in descendants(p.pid) if comm(c) == "close-loop"]
+        if not loop:
+            raise Fail("%s: the close-loop workload is gone" % name)
+        os.kill(loop[0], signal.SIGTERM)
+        rc = p.wait(timeout=120)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, 9)
             p.wait()
     th.join(timeout=5)
-    if rc != 0:
+    if rc not in (0, 128 + signal.SIGTERM):	# perf passes the workload's status on
         raise Fail("%s exited %d:\n%s" % (name, rc, "".join(err_all[-5:])))
     if len(lat) < SNAPS:
-        raise Fail("%s: the workload ended after %d of %d snapshots (raise BENCH_FLIGHT_CALLS)" %
-                   (name, len(lat), SNAPS))
+        raise Fail("%s: the recorder ended after %d of %d snapshots" % (name, len(lat), SNAPS))
     files = [f for _, f in lines]
     st = []
     for f in files:
