@@ -27,7 +27,7 @@ from bench_lib import (CLOSE_LOOP, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fa
 
 SNAPS = int(os.environ.get("BENCH_FLIGHT_SNAPSHOTS", 3 if QUICK else 10))
 REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 2))
-N = 1 << 40			# the loop runs until the harness ends it
+N = 50000000			# ended by the harness after the snapshots; bounded anyway
 GAP = 0.05			# seconds between a snapshot's line and the next signal
 BUF = "32M"
 CONFIGS = [

@@ -313,6 +313,11 @@ def write_md(name, text):
 
 def main(fn):
     """Run a part; exit 1 with the reason when it breaks."""
+    def stop(sig, _):
+        raise SystemExit(128 + sig)	# unwinds: every child group is killed on the way
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, stop)
     os.makedirs(SCRATCH, exist_ok=True)
     try:
         fn()
