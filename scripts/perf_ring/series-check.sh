@@ -47,7 +47,11 @@ rm -rf "$work"
 mkdir -p "$(dirname "$work")"
 cp -a "$pre" "$work" || die "copy failed"
 cd "$work" || die "$work"
-git reset -q --hard HEAD
+# cp -a gave every file a new inode and ctime: refresh the index's stat
+# data without touching the files ("git reset --hard" would rewrite them
+# all, with new mtimes, and make the build start over).
+git update-index -q --refresh >/dev/null
+git diff-index --quiet HEAD -- || die "$pre has uncommitted changes"
 logs=$work/.series-check
 mkdir -p "$logs"
 echo '/.series-check/' >> "$(git rev-parse --git-dir)/info/exclude"
@@ -79,19 +83,25 @@ build() {
 		result "$step" build FAIL "$nw compiler warnings"
 		return 0
 	fi
-	result "$step" build ok "$(elapsed "$t"), $(grep -c '^  CC' "$blog") objects compiled, $(size kernel/events/ring_buffer.o | awk 'NR==2 {print "ring_buffer.o text " $1 " data " $2 " bss " $3}')"
+	result "$step" build ok "$(elapsed "$t"), $(grep -c '^  CC' "$blog") objects compiled, $(size kernel/events/ring_buffer.o kernel/events/core.o | awk 'NR>1 {sub(".*/", "", $6); printf "%s%s text %s data %s", (NR>2 ? ", " : ""), $6, $1, $2}')"
 }
 
-# sparse TAG STEP: sparse warnings in kernel/events/, line numbers dropped
-# so that moved code is not a new warning.
+# sparse TAG STEP: sparse warnings in kernel/events/. A warning is known
+# by its file, its message and the text of the source line it points at,
+# not by its line number, so that code moved by a patch does not make it
+# new. The same line reported twice (sparse reports a warning in an
+# __always_inline function once per caller) is one warning.
 sparse() {
 	local tag=$1 step=$2 slog=$logs/sparse-$1.log
 	make -j"$jobs" C=2 kernel/events/ >"$slog" 2>&1 || {
 		result "$step" sparse FAIL "make C=2 failed, see ${slog#"$root"/}"
 		return
 	}
-	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$slog" |
-		sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /' | sort > "$logs/sparse-$tag.txt"
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$slog" | sort -u |
+	while IFS=: read -r f l _ msg; do
+		printf '%s:%s | %s\n' "$f" "$msg" \
+			"$(sed -n "${l}p" "$f" 2>/dev/null | tr -s ' \t' ' ')"
+	done | sort -u > "$logs/sparse-$tag.txt"
 	if [ "$tag" = baseline ]; then
 		result "$step" sparse ok "$(wc -l < "$logs/sparse-$tag.txt") warnings in the baseline"
 		return

@@ -29,7 +29,7 @@ git -C "$wt" rev-parse --git-dir >/dev/null 2>&1 || die "$wt: not a git tree"
 [ -z "$(git -C "$wt" status --porcelain --untracked-files=no)" ] ||
 	die "$wt: uncommitted changes; commit them first"
 
-base=$(git -C "$wt" log --format='%H %s' | awk '$2 " " $3 " " $4 == "pre-series baseline" && NF == 4 { print $1; exit }')
+base=$(git -C "$wt" log --format='%H%x09%s' | awk -F'\t' '$2 == "pre-series baseline" { print $1; exit }')
 [ -n "$base" ] || die "$wt: no \"pre-series baseline\" commit"
 n=$(git -C "$wt" rev-list --count "$base..HEAD")
 [ "$n" -gt 0 ] || die "$wt: no commits after \"pre-series baseline\""
@@ -63,10 +63,10 @@ if [ -f "$old" ]; then
 		open(my $n, "<", $new) or die "$new: $!";
 		my $n_txt = <$n>;
 		# Subject: "[PATCH 0/N] text", possibly folded.
-		my ($subj) = $o_txt =~ /^Subject: \[PATCH [^\]]*\] (.*?)\n(?!\s)/ms;
-		$subj =~ s/\n\s+/ /g if defined $subj;
+		my ($subj) = $o_txt =~ /^Subject: \[PATCH [^\]]*\] (.*?)\n(?![ \t])/ms;
+		$subj =~ s/\n[ \t]+/ /g if defined $subj;
 		# Text: from the end of the headers to the shortlog line.
-		my ($blurb) = $o_txt =~ /\n\n(.*?\n)(?=\S[^\n]* \(\d+\):\n)/s;
+		my ($blurb) = $o_txt =~ /\n\n(.*?\n)\n(?=\S[^\n]* \(\d+\):\n)/s;
 		die "cannot find the subject or text of the old cover letter\n"
 			unless defined $subj && defined $blurb;
 		$n_txt =~ s/^(Subject: \[PATCH [^\]]*\] )\*\*\* SUBJECT HERE \*\*\*$/$1$subj/m
