@@ -196,6 +196,19 @@ long comp_records(struct compressor *c, const void *src, size_t len,
 	return out;
 }
 
+long comp_flush(struct compressor *c, void *dst, size_t dstlen)
+{
+	long n;
+
+	if (!c->stage_len)
+		return 0;
+	n = put_unit(c, c->stage, c->stage_len, dst, dstlen, false);
+	c->stage_len = 0;
+	if (n > 0)
+		c->out_bytes += n;
+	return n;
+}
+
 int decomp_init(struct decompressor *d)
 {
 	d->dctx = ZSTD_createDCtx();

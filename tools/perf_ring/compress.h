@@ -29,8 +29,8 @@
 #include "util.h"
 
 #define COMP_UNIT_MIN 64000u
-#define COMP_UNIT_MAX (512u * 1024)
-#define COMP_MMAP_LEN (1024u * 1024)	/* advertised in HEADER_COMPRESSED */
+#define COMP_UNIT_MAX (1024u * 1024)
+#define COMP_MMAP_LEN (2048u * 1024)	/* advertised in HEADER_COMPRESSED */
 #define COMP_REC_MAX 65535u
 
 struct zstd_cctx;
@@ -58,6 +58,9 @@ size_t comp_bound(size_t len);
  */
 long comp_records(struct compressor *c, const void *src, size_t len,
 		  void *dst, size_t dstlen, bool end);
+
+/* Compress and flush whatever is staged (before a FINISHED_ROUND). */
+long comp_flush(struct compressor *c, void *dst, size_t dstlen);
 
 struct decompressor {
 	void *dctx;		/* ZSTD_DCtx */

@@ -83,6 +83,7 @@ struct rec {
 	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
 	u64 exp_cum, new_cum, deficit;
 	u64 snap_overwritten;		/* for the file being written */
+	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
 	bool *ring_seen;
 	u64 *ring_last_head;
 };
@@ -141,7 +142,8 @@ static void config_attrs(struct rec *r)
 			a->write_backward = 1;
 			a->wakeup_watermark = o->mmap_bytes / 2;
 		} else {
-			u64 wm = o->mmap_bytes / 4;
+			/* wake early: the reader has 7/8 of the buffer of slack */
+			u64 wm = o->mmap_bytes / 8;
 
 			if (o->mmap_flush > wm)
 				wm = o->mmap_flush;
@@ -333,6 +335,7 @@ static int file_open(struct rec *r, const char *path)
 		return err;
 	}
 	memset(&r->cnt, 0, sizeof(r->cnt));
+	r->round_bytes = 0;
 	memset(r->ev_samples, 0, r->nev * sizeof(u64));
 	r->data_off = pf_data_offset(r->evs, r->nev);
 	err = pf_write_head(r->out_fd, r->evs, r->nev, 0, NULL);
@@ -529,9 +532,15 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
 	}
 }
 
+/*
+ * One pass over all buffers.  A FINISHED_ROUND goes out after a pass once
+ * ROUND_BYTES were read since the last one (and at the end): perf needs
+ * one after complete passes only, and each one costs a zstd flush.
+ */
+#define ROUND_BYTES (1u << 20)
+
 static int read_round(struct rec *r, bool all)
 {
-	u64 before = r->cnt.total;
 	int err;
 
 	for (int i = 0; i < r->nrings; i++) {
@@ -539,9 +548,26 @@ static int read_round(struct rec *r, bool all)
 		if (err)
 			return err;
 	}
-	if (r->cnt.total != before)
-		return emit_round(r);
+	if (r->cnt.bytes - r->round_bytes >= (all ? 1 : ROUND_BYTES)) {
+		err = emit_round(r);
+		r->round_bytes = r->cnt.bytes;
+		return err;
+	}
 	return 0;
+}
+
+/* Bytes waiting in the fullest buffer. */
+static u64 max_avail(struct rec *r)
+{
+	u64 m = 0;
+
+	for (int i = 0; i < r->nrings; i++) {
+		u64 a = ring_fwd_avail(&r->rings[i]);
+
+		if (a > m)
+			m = a;
+	}
+	return m;
 }
 
 /* ---- flight recorder ---- */
@@ -813,7 +839,8 @@ int cmd_record(int argc, char **argv)
 		if (r.child > 0 && child_exited && workload_done(&r, &status))
 			break;
 		if (!o.overwrite) {
-			int n = poll(r.pfd, r.nrings, 100);
+			/* skip the wait while a buffer is filling faster than we read */
+			int n = max_avail(&r) >= o.mmap_bytes / 8 ? 0 : poll(r.pfd, r.nrings, 100);
 
 			if (n < 0 && errno != EINTR) {
 				err = -errno;

@@ -125,6 +125,51 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	}
 }
 
+/*
+ * Compress a chunk.  FINISHED_ROUND records stay outside the compressed
+ * stream, as perf writes them: the data before one is flushed, then the
+ * record is written as is.  (Inside the stream each of them costs about a
+ * kilobyte of output: it breaks the repeating pattern of the records.)
+ */
+static long compress_chunk(struct writer *w, const char *src, size_t len,
+			   char *dst, size_t cap)
+{
+	size_t pos = 0, seg = 0, out = 0;
+	long n;
+
+	while (pos < len) {
+		struct perf_event_header h;
+
+		memcpy(&h, src + pos, sizeof(h));
+		if (h.size < sizeof(h) || pos + h.size > len)
+			return -EBADMSG;
+		if (h.type == PF_RECORD_FINISHED_ROUND) {
+			if (pos > seg) {
+				n = comp_records(&w->comp, src + seg, pos - seg, dst + out,
+						 cap - out, false);
+				if (n < 0)
+					return n;
+				out += n;
+			}
+			n = comp_flush(&w->comp, dst + out, cap - out);
+			if (n < 0)
+				return n;
+			out += n;
+			memcpy(dst + out, &h, sizeof(h));
+			out += sizeof(h);
+			seg = pos + h.size;
+		}
+		pos += h.size;
+	}
+	if (len > seg) {
+		n = comp_records(&w->comp, src + seg, len - seg, dst + out, cap - out, false);
+		if (n < 0)
+			return n;
+		out += n;
+	}
+	return out;
+}
+
 static void write_chunk(struct writer *w, struct chunk *c, bool end)
 {
 	struct wslot *s;
@@ -139,20 +184,19 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 		static const struct perf_event_header fr = {
 			.type = PF_RECORD_FINISHED_ROUND, .size = sizeof(fr),
 		};
-		const void *src = c ? c->buf : (const void *)&fr;
-		size_t len = c ? c->len : sizeof(fr);
-		long n;
-
-		if (c)
-			w->raw_bytes += len;
-		else
-			w->raw_bytes += sizeof(fr);
+		long n = 0;
 		u64 t0 = now_ns();
 
-		n = comp_records(&w->comp, src, len, s->buf, s->cap, end);
-		w->comp_ns += now_ns() - t0;
-		if (c)
+		if (c) {
+			n = compress_chunk(w, c->buf, c->len, s->buf, s->cap);
+			w->raw_bytes += c->len;
 			give_back(w, c);
+		} else {
+			/* the frame ends with a FINISHED_ROUND inside it */
+			n = comp_records(&w->comp, &fr, sizeof(fr), s->buf, s->cap, end);
+			w->raw_bytes += sizeof(fr);
+		}
+		w->comp_ns += now_ns() - t0;
 		if (n < 0) {
 			set_err(w, (int)n, w->off);
 			return;
