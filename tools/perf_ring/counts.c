@@ -129,3 +129,37 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 	}
 	return pos == len ? 0 : -EBADMSG;
 }
+
+u64 record_time(const char *rec, u64 st)
+{
+	struct perf_event_header h;
+	size_t off;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (h.type == PERF_RECORD_SAMPLE) {
+		off = sizeof(h);
+		if (st & PERF_SAMPLE_IDENTIFIER)
+			off += 8;
+		if (st & PERF_SAMPLE_IP)
+			off += 8;
+		if (st & PERF_SAMPLE_TID)
+			off += 8;
+		return off + 8 <= h.size ? rd64(rec + off) : 0;
+	}
+	if (h.type >= PF_RECORD_FINISHED_ROUND || h.type == 0)
+		return 0;
+	/* trailer: TID TIME ID STREAM_ID CPU IDENTIFIER, from the end */
+	off = h.size;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		off -= 8;
+	if (st & PERF_SAMPLE_CPU)
+		off -= 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		off -= 8;
+	if (st & PERF_SAMPLE_ID)
+		off -= 8;
+	off -= 8;
+	return off >= sizeof(h) && off < h.size ? rd64(rec + off) : 0;
+}

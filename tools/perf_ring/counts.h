@@ -22,4 +22,10 @@ int idmap_find(const struct idmap *m, u64 id);
 int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *buf, size_t len);
 
+/*
+ * Timestamp of a record: from the sample, or from the sample_id trailer
+ * of other kernel records (sample_id_all).  0 when it has none.
+ */
+u64 record_time(const char *rec, u64 sample_type);
+
 #endif

@@ -84,6 +84,8 @@ struct rec {
 	u64 exp_cum, new_cum, deficit;
 	u64 snap_overwritten;		/* for the file being written */
 	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
+	u64 *snap_head;
+	u64 run_unique;			/* distinct samples over all snapshots */
 	bool *ring_seen;
 	u64 *ring_last_head;
 };
@@ -581,62 +583,62 @@ static u64 read_counter(int fd)
 	return v;
 }
 
+/*
+ * A snapshot: copy every CPU buffer (ring_bwd_snapshot), then keep one
+ * complete window of time.  A buffer that has wrapped lost everything
+ * before its oldest record; records of other CPUs older than that would
+ * sit next to a hole, so the window starts at the newest of the oldest
+ * timestamps of the wrapped buffers.
+ */
 static int take_snapshot(struct rec *r, const char *path)
 {
-	u64 snap_new = 0, expected = 0, before;
-	int err;
+	u64 snap_new = 0, expected = 0, t_cut = 0;
+	size_t sz = r->o->mmap_bytes;
+	long *len;
+	int err = 0;
 
 	if (!r->scratch) {
-		r->scratch = malloc(r->o->mmap_bytes);
-		r->snap = malloc(r->o->mmap_bytes);
+		r->scratch = malloc(sz);
+		r->snap = malloc(sz * r->nrings);
 		r->cnt_prev = calloc(r->nfds, sizeof(u64));
 		r->ring_seen = calloc(r->nrings, sizeof(bool));
 		r->ring_last_head = calloc(r->nrings, sizeof(u64));
-		if (!r->scratch || !r->snap || !r->cnt_prev || !r->ring_seen || !r->ring_last_head)
+		r->snap_head = calloc(r->nrings, sizeof(u64));
+		if (!r->scratch || !r->snap || !r->cnt_prev || !r->ring_seen ||
+		    !r->ring_last_head || !r->snap_head)
 			return -ENOMEM;
 	}
-	err = file_open(r, path);
-	if (err)
-		return err;
-	err = emit_synth(r);
-	for (int i = 0; i < r->nrings && !err; i++) {
+	len = calloc(r->nrings, sizeof(*len));
+	if (!len)
+		return -ENOMEM;
+	for (int i = 0; i < r->nrings; i++) {
 		struct ring *rg = &r->rings[i];
 		struct bwd_snap s;
-		long n = ring_bwd_snapshot(rg, r->scratch, r->snap, rg->size,
-					   r->o->snapshot_pause, &s);
-		u64 new_bytes;
+		char *dst = r->snap + i * sz;
 
-		if (n < 0) {
-			err = (int)n;
+		len[i] = ring_bwd_snapshot(rg, r->scratch, dst, sz, r->o->snapshot_pause, &s);
+		if (len[i] < 0) {
+			err = (int)len[i];
 			break;
 		}
-		/* records newer than the previous snapshot's head */
-		new_bytes = r->ring_seen[i] ? r->ring_last_head[i] - s.head : 0 - s.head;
-		{
-			/* snap is oldest first: new records are at the end */
-			u64 pos = 0, off_from_end;
-			const char *p = r->snap;
+		r->snap_head[i] = s.head;
+		/* wrapped: more was written than the buffer holds */
+		if (0 - s.head > sz && len[i] > 0) {
+			u64 t = 0;
 
-			while (pos < (u64)n) {
+			for (long pos = 0; pos < len[i] && !t;) {
 				struct perf_event_header h;
 
-				memcpy(&h, p + pos, sizeof(h));
-				off_from_end = (u64)n - pos;	/* distance from the newest end */
-				if (off_from_end <= new_bytes && h.type == PERF_RECORD_SAMPLE)
-					snap_new++;
+				memcpy(&h, dst + pos, sizeof(h));
+				t = record_time(dst + pos, r->sample_type);
 				pos += h.size;
 			}
+			if (t > t_cut)
+				t_cut = t;
 		}
-		r->ring_seen[i] = true;
-		r->ring_last_head[i] = s.head;
-		before = r->cnt.total;
-		err = emit(r, r->snap, n);
-		(void)before;
 	}
-	if (!err)
-		err = emit_round(r);
-	/* counters: samples generated since the last snapshot */
-	for (int i = 0; i < r->nfds; i++) {
+	/* counters: samples generated up to now */
+	for (int i = 0; i < r->nfds && !err; i++) {
 		struct pf_event *ev = &r->evs[r->fds[i].ev];
 		u64 v = read_counter(r->fds[i].fd);
 
@@ -644,6 +646,46 @@ static int take_snapshot(struct rec *r, const char *path)
 			expected += (v - r->cnt_prev[i]) / ev->attr.sample_period;
 		r->cnt_prev[i] = v;
 	}
+	if (!err)
+		err = file_open(r, path);
+	if (!err)
+		err = emit_synth(r);
+	for (int i = 0; i < r->nrings && !err; i++) {
+		char *p = r->snap + i * sz;
+		/* bytes newer than the previous snapshot's head: at the end */
+		u64 new_bytes = r->ring_seen[i] ? r->ring_last_head[i] - r->snap_head[i]
+						: 0 - r->snap_head[i];
+		long pos = 0, keep = 0;
+
+		/* drop what lies before the window (oldest first, so a prefix) */
+		while (pos < len[i]) {
+			struct perf_event_header h;
+			u64 t = record_time(p + pos, r->sample_type);
+
+			memcpy(&h, p + pos, sizeof(h));
+			if (t && t >= t_cut)
+				break;
+			/* untimed records go with what follows them */
+			pos += h.size;
+			if (t)
+				keep = pos;
+		}
+		pos = keep;
+		for (long q = pos; q < len[i];) {
+			struct perf_event_header h;
+
+			memcpy(&h, p + q, sizeof(h));
+			if ((u64)(len[i] - q) <= new_bytes && h.type == PERF_RECORD_SAMPLE)
+				snap_new++;
+			q += h.size;
+		}
+		r->ring_seen[i] = true;
+		r->ring_last_head[i] = r->snap_head[i];
+		err = emit(r, p + pos, len[i] - pos);
+	}
+	free(len);
+	if (!err)
+		err = emit_round(r);
 	r->exp_cum += expected;
 	r->new_cum += snap_new;
 	{
@@ -653,10 +695,12 @@ static int take_snapshot(struct rec *r, const char *path)
 		r->deficit = d;
 		r->run_overwritten += interval;
 		r->snap_overwritten = interval;
+		r->run_unique += snap_new;
 		if (!r->o->quiet)
-			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu overwritten since the last snapshot ]\n",
+			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
+				"%llu overwritten since the last snapshot ]\n",
 				path, (unsigned long long)r->cnt.total,
-				(unsigned long long)interval);
+				(unsigned long long)snap_new, (unsigned long long)interval);
 	}
 	if (err && !r->fail)
 		fail(r, err, "snapshot '%s': %s", path, strerror(-err));
@@ -682,6 +726,8 @@ static void summary(struct rec *r)
 	fprintf(stderr, "%s events, %llu lost", ev, (unsigned long long)r->run_lost);
 	if (r->o->overwrite)
 		fprintf(stderr, ", %llu overwritten", (unsigned long long)r->run_overwritten);
+	if (r->o->overwrite && r->o->verbose)
+		fprintf(stderr, " (%llu distinct samples captured)", (unsigned long long)r->run_unique);
 	if (r->o->level)
 		fprintf(stderr, ", %s -> %s (%.1fx)", raw, out,
 			r->run_out ? (double)r->run_raw / r->run_out : 0.0);
@@ -806,13 +852,20 @@ int cmd_record(int argc, char **argv)
 		int fd;
 
 		snprintf(path, sizeof(path), "%s", o.output);
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		} else if (errno == EEXIST) {
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+		}
 		if (fd < 0) {
 			fail(&r, -errno, "cannot create output '%s': %s", path, strerror(errno));
 			err = r.fail;
 			goto out_early;
 		}
-		close(fd);
 	}
 
 	/* go */
