@@ -107,7 +107,7 @@ for p in $parts; do
 	[ -f "$S/bench_$p.py" ] || pr_die "bench: no part '$p'"
 	t0=$(date +%s)
 	pr_log "bench: part $p"
-	( cd "$S" && exec "$PY" -E "bench_$p.py" ) &
+	( cd "$S" && exec "$PY" -E -B "bench_$p.py" ) &
 	part_pid=$!
 	if wait "$part_pid"; then r=PASS; else r=FAIL; failed+=("$p"); fi
 	part_pid=
@@ -117,7 +117,7 @@ done
 echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$BENCH_STATE/machine.env"
 echo "failed=${failed[*]}" >> "$BENCH_STATE/machine.env"
 
-( cd "$S" && "$PY" -E bench_report.py ) || failed+=("report")
+( cd "$S" && "$PY" -E -B bench_report.py ) || failed+=("report")
 "$S/bench-plot.sh" || failed+=("plots")
 
 printf '\nmake bench (%s): %s in all\n' "$mode" "$(pr_elapsed "$BENCH_T0")"

@@ -11,14 +11,16 @@ written, as the recorder reports it; bytes = the file."""
 
 import os
 
-from bench_lib import (PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, VARIED_EVENTS, close_loop,
+from bench_lib import (need, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, VARIED_EVENTS, close_loop,
                        fmt_bytes, fmt_ratio, interleave, log, main, md_table, mean,
                        paired_ratio, perf_ring_summary, perf_summary, pin, rm, save,
                        stats_of, timed, write_md, STATE)
 
 N = int(os.environ.get("BENCH_Z_CALLS", 100000 if QUICK else 500000))
-ROUNDS = int(os.environ.get("BENCH_Z_ROUNDS", 1 if QUICK else 3))
+ROUNDS = int(os.environ.get("BENCH_Z_ROUNDS", 1 if QUICK else 5))
 TREE = "/usr/include/linux" if QUICK else "/usr/include"
+if not os.path.isdir(TREE):
+    TREE = "/etc"			# a tree every machine has
 LEVELS = [0, 1, 3, 5, 8]
 WRITERS = [("sync", "--no-aio"), ("io_uring", "--aio")]
 WORKLOADS = [
@@ -50,6 +52,9 @@ def checker(path, tool, first):
 
 
 def part():
+    need("--compression-level", "compression (-z)")
+    need("--aio", "the io_uring writer (--aio)")
+    need("--no-aio", "the write(2) writer (--no-aio)")
     first = [True]
     cases = []
     for wl, _, ev, cmd in WORKLOADS:

@@ -22,11 +22,11 @@ import subprocess
 import threading
 import time
 
-from bench_lib import (CLOSE_LOOP, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fail, fmt_bytes,
+from bench_lib import (need, CLOSE_LOOP, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fail, fmt_bytes,
                        log, main, md_table, mean, median, pin, save, stats_of, timed, write_md)
 
 SNAPS = int(os.environ.get("BENCH_FLIGHT_SNAPSHOTS", 3 if QUICK else 10))
-REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 2))
+REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 3))
 N = 50000000			# ended by the harness after the snapshots; bounded anyway
 GAP = 0.05			# seconds between a snapshot's line and the next signal
 BUF = "32M"
@@ -135,6 +135,9 @@ def one(name, argv, opts, rep):
 
 
 def part():
+    need("--overwrite", "the flight recorder")
+    need("--switch-output", "snapshots on SIGUSR2 (--switch-output=signal)")
+    need("--snapshot-pause", "PAUSE_OUTPUT snapshots (--snapshot-pause)")
     log("flight recorder: %d snapshots x %d repetitions x %d recorders" % (SNAPS, REPS, len(CONFIGS)))
     res = {name: {"lat": [], "lost": [], "bytes": [], "samples": []} for name, _, _ in CONFIGS}
     for rep in range(REPS):

@@ -21,7 +21,7 @@ BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
 TOOLS = os.path.join(BUILD, "tools", "perf_ring")
 PERF_RING = os.path.join(TOOLS, "perf-ring")
 CLOSE_LOOP = os.path.join(TOOLS, "close-loop")
-PY = [sys.executable, "-S", "-E"]
+PY = [sys.executable, "-S", "-E", "-B"]
 FLOOR = PY + [os.path.join(HERE, "bench_floor.py")]
 THREADS = PY + [os.path.join(HERE, "bench_threads.py")]
 QUICK = os.environ.get("QUICK", "") not in ("", "0")
@@ -117,6 +117,18 @@ def clean_scratch(prefix):
     for f in os.listdir(SCRATCH):
         if f.startswith(prefix):
             rm(os.path.join(SCRATCH, f))
+
+
+_HELP = []
+
+
+def need(option, feature):
+    """Fail, naming the feature, when perf-ring record does not have option."""
+    if not _HELP:
+        _, _, out, err = run([PERF_RING, "record", "--help"], check=False)
+        _HELP.append(out + err)
+    if option not in _HELP[0]:
+        raise Fail("perf-ring lacks %s: 'perf-ring record --help' lists no %s" % (feature, option))
 
 
 # ---- reading recorder output ----

@@ -11,7 +11,7 @@ from bench_lib import (FLOOR, QUICK, SYSCALL_EVENTS, close_loop, fmt_ratio, inte
                        write_md, STATE)
 
 N = int(os.environ.get("BENCH_SERIES_CALLS", 200000 if QUICK else 3000000))
-ROUNDS = int(os.environ.get("BENCH_SERIES_ROUNDS", 2 if QUICK else 6))
+ROUNDS = int(os.environ.get("BENCH_SERIES_ROUNDS", 2 if QUICK else 12))
 PERF = ["perf", "record", "-q", "-o", "/dev/null", "-e", SYSCALL_EVENTS]
 
 CASES = [

@@ -12,19 +12,20 @@ and once, perf bench internals synthesize -t (perf's synthesis code timed
 in-process, the same function perf record calls).  The threads are ended
 afterwards, and on any exit."""
 
+import math
 import os
 import re
 import signal
 import subprocess
 import time
 
-from bench_lib import (PERF_RING, QUICK, SCRATCH, THREADS, Fail, fmt_ratio, log, main,
+from bench_lib import (need, ci, verdict, PERF_RING, QUICK, SCRATCH, THREADS, Fail, fmt_ratio, log, main,
                        md_table, mean, median, paired_ratio, rm, run, save, sd, stats_of,
                        write_md)
 
 PROCS = int(os.environ.get("BENCH_SYNTH_PROCS", 20))
 PER = int(os.environ.get("BENCH_SYNTH_THREADS", 100))
-ROUNDS = int(os.environ.get("BENCH_SYNTH_ROUNDS", 1 if QUICK else 5))
+ROUNDS = int(os.environ.get("BENCH_SYNTH_ROUNDS", 1 if QUICK else 9))
 KS = [1, 2, 4]
 SYNTH_LINE = re.compile(r"synthesized (\d+) threads of (\d+) processes on (\d+) threads in ([\d.]+) ms")
 
@@ -99,13 +100,14 @@ def perf_bench():
     res = {}
     for m in re.finditer(r"synthesis threads: (\d+)\s+Average synthesis took: ([\d.]+) usec "
                          r"\(\+- ([\d.]+) usec\)", out):
-        res[int(m.group(1))] = (float(m.group(2)) / 1e3, float(m.group(3)) / 1e3)
+        res[int(m.group(1))] = (float(m.group(2)) / 1e6, float(m.group(3)) / 1e6)	# s
     if not all(k in res for k in KS):
         raise Fail("perf bench internals synthesize: unexpected output:\n" + out[-400:])
     return res
 
 
 def part():
+    need("--synth-threads", "multithreaded synthesis (--synth-threads)")
     before = nr_threads()
     log("synthesis: spawning %d processes x %d threads (%d threads on the system now)" %
         (PROCS, PER, before))
@@ -142,34 +144,48 @@ def part():
     log("synthesis: threads ended (%d threads on the system)" % nr_threads())
 
     pf_lat = {k: [x - y for x, y in zip(pf[k], pf[0])] for k in KS}
-    rows = []
-    for k in KS:
-        rows.append([k, "%.1f" % (mean(pr[k]) * 1e3), "%.1f" % (sd(pr[k]) * 1e3 if len(pr[k]) > 1 else 0),
-                     fmt_ratio(paired_ratio(pr[1], pr[k])),
-                     "%.1f" % (mean(pf_lat[k]) * 1e3),
-                     "%.1f" % (sd(pf_lat[k]) * 1e3 if len(pf_lat[k]) > 1 else 0),
-                     "%.1f" % (mean(pf[k]) * 1e3),
-                     "%.1f ± %.1f" % pb[k]])
     speed2 = paired_ratio(pr[1], pr[2])
-    vs = {k: paired_ratio(pr[k], pf_lat[k]) for k in KS}
+    vs, rows = {}, []
+    for k in KS:
+        m, lo, hi = ci(pr[k])
+        rel_pr = (hi - m) / m if len(pr[k]) > 1 else float("nan")
+        bm, be = pb[k]
+        rel_pb = 1.96 * be / bm
+        r = m / bm
+        h = r * math.sqrt(rel_pr ** 2 + rel_pb ** 2)
+        vs[k] = {"ratio": r, "lo": r - h, "hi": r + h, "n": len(pr[k]),
+                 "verdict": verdict(r, r - h, r + h)}
+        rows.append([k, "%.1f [%.1f, %.1f]" % (m * 1e3, lo * 1e3, hi * 1e3),
+                     fmt_ratio(paired_ratio(pr[1], pr[k])),
+                     "%.1f ± %.1f" % (bm * 1e3, be * 1e3), "%.2f" % (pb[1][0] / bm),
+                     "%.1f ± %.1f" % (mean(pf_lat[k]) * 1e3,
+                                      sd(pf_lat[k]) * 1e3 if len(pf_lat[k]) > 1 else 0)])
     text = "## 5. Synthesis\n\n"
     text += ("%d threads on the system during the run (%d processes of %d idle threads "
              "spawned by the benchmark, %d threads before; perf-ring synthesized %d). "
-             "%d interleaved rounds, times in ms. perf-ring: its own figure for the synthesis "
-             "(`-v`). perf record: the time from starting `perf record -a -e dummy "
+             "%d interleaved rounds; times in ms.\n\n"
+             "- perf-ring: its own figure for the synthesis (`perf-ring record -a -e dummy "
+             "--synth-threads K -v`), mean [95%% interval]; speedup = per-round ratio 1 "
+             "thread / K threads.\n"
+             "- perf bench: `perf bench internals synthesize -t`, perf's synthesis code (the "
+             "function `perf record --num-thread-synthesize` calls) timed in-process, mean ± "
+             "its standard error.\n"
+             "- perf record: the time from starting `perf record -a -e dummy "
              "--num-thread-synthesize=K -- date` to the workload's exec (perf synthesizes "
-             "before it lets the workload run) minus the same with `--synth=no` in the same "
-             "round. perf bench: `perf bench internals synthesize "
-             "-t`, perf's synthesis timed in-process (mean ± its spread).\n\n" %
+             "before it lets the workload run), minus the same with `--synth=no` in the same "
+             "round, mean ± stddev. perf's start-up varies by more than the synthesis "
+             "costs, so this column is a sanity check only.\n\n" %
              (total, PROCS, PER, before, median(seen), ROUNDS))
-    text += md_table(["threads K", "perf-ring ms", "stddev", "perf-ring speedup 1/K",
-                      "perf record ms", "stddev", "perf record to exec ms", "perf bench ms"], rows)
-    text += "\nperf-ring against perf record (latency ratio, same K):\n\n"
-    text += md_table(["K", "perf-ring / perf record [95% interval]", "verdict"],
+    text += md_table(["K", "perf-ring ms", "perf-ring speedup 1/K", "perf bench ms",
+                      "perf bench speedup 1/K", "perf record ms (to exec)"], rows)
+    text += ("\nperf-ring against perf's synthesis (perf bench), same K: ratio of means, "
+             "interval from both spreads:\n\n")
+    text += md_table(["K", "perf-ring / perf [95% interval]", "verdict"],
                      [[k, fmt_ratio(vs[k]), vs[k]["verdict"]] for k in KS], ["---", "---:", "---"])
     write_md("synthesis.md", text)
     save("synth", {"total": total, "pr": pr, "pf": pf, "pb": {str(k): v for k, v in pb.items()},
-                   "speedup2": speed2, "vs": {str(k): v for k, v in vs.items()}})
+                   "speedup2": speed2, "pb_speedup2": pb[1][0] / pb[2][0],
+                   "vs": {str(k): v for k, v in vs.items()}})
 
 
 if __name__ == "__main__":

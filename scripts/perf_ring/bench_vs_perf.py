@@ -10,12 +10,12 @@ flight-recorder goal.  Every output file is read back with perf report
 
 import os
 
-from bench_lib import (FLOOR, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, close_loop,
+from bench_lib import (need, FLOOR, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, close_loop,
                        fmt_bytes, fmt_ratio, interleave, log, main, md_table, mean,
                        paired_ratio, perf_ring_summary, pin, rm, save, stats_of, write_md)
 
 N = int(os.environ.get("BENCH_VS_CALLS", 100000 if QUICK else 1000000))
-ROUNDS = int(os.environ.get("BENCH_VS_ROUNDS", 2 if QUICK else 5))
+ROUNDS = int(os.environ.get("BENCH_VS_ROUNDS", 2 if QUICK else 12))
 PAGES = "128"
 MODES = [("streaming", []), ("-z1", ["-z1"]), ("flight recorder", ["--overwrite"])]
 
@@ -50,6 +50,8 @@ def cases():
 
 
 def part():
+    need("--overwrite", "the flight recorder")
+    need("--compression-level", "compression (-z)")
     cs = cases()
     log("perf-ring vs perf record: %d close(-1), %d rounds of %d cases" % (N, ROUNDS, len(cs)))
     res = interleave(cs, ROUNDS, "perf-ring vs perf", warmup=[close_loop(N, 0)])
