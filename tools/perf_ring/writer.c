@@ -220,6 +220,12 @@ static void *writer_main(void *arg)
 		struct chunk *c;
 
 		pthread_mutex_lock(&w->mu);
+		if (!w->q_head && !w->finishing && w->inflight) {
+			/* nothing new: complete writes, which frees chunks */
+			pthread_mutex_unlock(&w->mu);
+			reap(w, true);
+			continue;
+		}
 		while (!w->q_head && !w->finishing)
 			pthread_cond_wait(&w->cv, &w->mu);
 		c = w->q_head;

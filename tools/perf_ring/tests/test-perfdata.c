@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf.data header, attributes and features: write, read back, truncate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "counts.h"
+#include "perfdata.h"
+#include "tap.h"
+
+static char path[64];
+
+static int write_file(u64 data_size, bool features)
+{
+	static u64 ids0[] = { 11, 12 }, ids1[] = { 13, 14 };
+	struct pf_event evs[2];
+	char *argv[] = { "perf-ring", "record", "x" };
+	struct pf_meta meta = { .argc = 3, .argv = argv, .first_time = 5, .last_time = 9,
+				.comp = { .on = true, .level = 1, .ratio = 30, .mmap_len = 4096 },
+				.flight = true, .overwritten = 77, .snapshot = 2 };
+	u64 feats[PF_FEAT_BITS / 64];
+	struct pbuf fb = { 0 };
+	char *data;
+	int fd;
+
+	memset(evs, 0, sizeof(evs));
+	strcpy(evs[0].name, "cpu-clock");
+	evs[0].attr.size = sizeof(evs[0].attr);
+	evs[0].attr.sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_TIME;
+	evs[0].ids = ids0;
+	evs[0].nr_ids = 2;
+	evs[1] = evs[0];
+	strcpy(evs[1].name, "task-clock");
+	evs[1].attr.config = 1;
+	evs[1].ids = ids1;
+	snprintf(path, sizeof(path), "/tmp/perf-ring-pd-XXXXXX");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	CHECK(pf_write_head(fd, evs, 2, 0, NULL) == 0, "head");
+	data = calloc(1, data_size);
+	for (u64 p = 0; p + 24 <= data_size; p += 24) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 24 };
+		u64 t = 100 + p, id = (p / 24) % 2 ? 13 : 11;
+
+		memcpy(data + p, &h, 8);
+		memcpy(data + p + 8, &t, 8);
+		memcpy(data + p + 16, &id, 8);
+	}
+	CHECK(pwrite(fd, data, data_size, pf_data_offset(evs, 2)) == (ssize_t)data_size, "data");
+	memset(feats, 0, sizeof(feats));
+	if (features) {
+		CHECK(pf_build_features(evs, 2, &meta, pf_data_offset(evs, 2) + data_size,
+					feats, &fb) == 0, "features");
+		CHECK(pwrite(fd, fb.p, fb.len, pf_data_offset(evs, 2) + data_size) ==
+		      (ssize_t)fb.len, "write features");
+	}
+	CHECK(pf_write_head(fd, evs, 2, data_size, feats) == 0, "final head");
+	pbuf_free(&fb);
+	free(data);
+	close(fd);
+	return 0;
+}
+
+static int test_round_trip(void)
+{
+	struct pf_file f;
+	struct idmap m;
+	struct pf_counts c;
+	u64 per[2] = { 0 };
+	const u64 *ids[2];
+	int nids[2];
+	char *buf;
+
+	if (write_file(24 * 100, true))
+		return -1;
+	CHECK(pf_open(&f, path) == 0, "open: %s", f.errmsg);
+	CHECK(f.nr_evs == 2, "events %d", f.nr_evs);
+	CHECK(!strcmp(f.evs[0].name, "cpu-clock") && !strcmp(f.evs[1].name, "task-clock"),
+	      "names from EVENT_DESC: %s %s", f.evs[0].name, f.evs[1].name);
+	CHECK(f.evs[1].nr_ids == 2 && f.evs[1].ids[1] == 14, "ids");
+	CHECK(f.comp.on && f.comp.level == 1 && f.comp.mmap_len == 4096, "HEADER_COMPRESSED");
+	CHECK(f.has_sample_time && f.first_time == 5 && f.last_time == 9, "SAMPLE_TIME");
+	CHECK(f.has_priv && f.overwritten == 77 && f.snapshot == 2, "perf-ring section");
+	CHECK(pf_has_feat(&f.h, PF_FEAT_HOSTNAME) && pf_has_feat(&f.h, PF_FEAT_CMDLINE),
+	      "features set");
+	for (int e = 0; e < 2; e++) {
+		ids[e] = f.evs[e].ids;
+		nids[e] = f.evs[e].nr_ids;
+	}
+	CHECK(idmap_build(&m, ids, nids, 2, f.evs[0].attr.sample_type) == 0, "idmap");
+	buf = malloc(f.h.data.size);
+	CHECK(pread(f.fd, buf, f.h.data.size, f.h.data.offset) == (ssize_t)f.h.data.size, "read");
+	memset(&c, 0, sizeof(c));
+	CHECK(counts_walk(&c, per, &m, buf, f.h.data.size) == 0, "walk");
+	CHECK(c.nr[PERF_RECORD_SAMPLE] == 100 && per[0] == 50 && per[1] == 50,
+	      "samples %llu: %llu/%llu", (unsigned long long)c.nr[PERF_RECORD_SAMPLE],
+	      (unsigned long long)per[0], (unsigned long long)per[1]);
+	CHECK(c.first_time == 100 && c.last_time == 100 + 99 * 24, "time span");
+	free(buf);
+	idmap_free(&m);
+	pf_close(&f);
+	unlink(path);
+	return 0;
+}
+
+static int test_truncated(void)
+{
+	struct pf_file f;
+	int fd;
+
+	if (write_file(24 * 1000, true))
+		return -1;
+	fd = open(path, O_WRONLY);
+	CHECK(ftruncate(fd, 5000) == 0, "truncate");
+	close(fd);
+	CHECK(pf_open(&f, path) == -EINVAL, "truncated file opened");
+	CHECK(strstr(f.errmsg, "truncated"), "message: %s", f.errmsg);
+	pf_close(&f);
+	unlink(path);
+	return 0;
+}
+
+static int test_unfinalized(void)
+{
+	struct pf_file f;
+	int fd;
+
+	if (write_file(240, false))
+		return -1;
+	fd = open(path, O_RDWR);
+	/* data size 0, as after a crash before the header was finalized */
+	CHECK(pwrite(fd, &(u64){ 0 }, 8, 48) == 8, "zero size");
+	close(fd);
+	CHECK(pf_open(&f, path) == -EINVAL, "unfinalized file opened");
+	CHECK(strstr(f.errmsg, "not finalized"), "message: %s", f.errmsg);
+	pf_close(&f);
+	unlink(path);
+	return 0;
+}
+
+static int test_perf_string(void)
+{
+	struct pbuf b = { 0 };
+	u32 len;
+
+	pbuf_pstr(&b, "abc");
+	memcpy(&len, b.p, 4);
+	CHECK(len == 64 && b.len == 68, "len %u total %zu", len, b.len);
+	CHECK(!memcmp(b.p + 4, "abc", 4), "content");
+	pbuf_free(&b);
+	return 0;
+}
+
+int main(void)
+{
+	tap_run("header, attributes and features round trip", test_round_trip);
+	tap_run("a truncated file is refused with a message", test_truncated);
+	tap_run("an unfinalized file is refused with a message", test_unfinalized);
+	tap_run("perf strings are padded to 64 bytes", test_perf_string);
+	return tap_done();
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring reader against synthetic buffer images: forward copies across the
+ * wrap, and backward (flight recorder) images before and after wrapping,
+ * with writes landing during the copy.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+#include "tap.h"
+
+/* A record carrying a sequence number; sizes vary with the number. */
+static u16 rec_size(u64 seq)
+{
+	return 16 + 8 * (seq % 5);
+}
+
+static void fill_rec(char *p, u64 seq)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = rec_size(seq) };
+
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, &seq, 8);
+	for (u16 i = 16; i < h.size; i++)
+		p[i] = (char)(seq + i);
+}
+
+/* Write into a ring image the way the kernel does, byte by byte, wrapping. */
+static void ring_put(char *data, u64 size, u64 pos, const char *src, u64 len)
+{
+	for (u64 i = 0; i < len; i++)
+		data[(pos + i) & (size - 1)] = src[i];
+}
+
+/* Kernel-side backward writer: head moves down, record written at head. */
+static u64 bwd_write(char *data, u64 size, u64 head, u64 seq)
+{
+	char rec[64];
+
+	fill_rec(rec, seq);
+	head -= rec_size(seq);
+	ring_put(data, size, head, rec, rec_size(seq));
+	return head;
+}
+
+/* Check dst holds whole records with contiguous seq, oldest first. */
+static int check_run(const char *dst, long len, u64 *first, u64 *last, u64 *n)
+{
+	long pos = 0;
+	u64 prev = 0;
+
+	*n = 0;
+	while (pos < len) {
+		struct perf_event_header h;
+		u64 seq;
+
+		memcpy(&h, dst + pos, sizeof(h));
+		memcpy(&seq, dst + pos + 8, 8);
+		CHECK(h.size == rec_size(seq), "size %u for seq %llu", h.size, (unsigned long long)seq);
+		for (u16 i = 16; i < h.size; i++)
+			CHECK(dst[pos + i] == (char)(seq + i), "torn payload in seq %llu",
+			      (unsigned long long)seq);
+		if (*n)
+			CHECK(seq == prev + 1, "seq %llu after %llu", (unsigned long long)seq,
+			      (unsigned long long)prev);
+		else
+			*first = seq;
+		prev = seq;
+		(*n)++;
+		pos += h.size;
+	}
+	*last = prev;
+	return 0;
+}
+
+static int test_forward_wrap(void)
+{
+	u64 size = 256, tail = 0, head = 0, seq = 0, next = 0;
+	char *data = calloc(1, size), *dst = malloc(4096);
+
+	/* write and read in turns so that records straddle the end */
+	for (int round = 0; round < 50; round++) {
+		u64 nt, f, l, n;
+		long got;
+
+		while (head - tail + rec_size(seq) <= size) {
+			char rec[64];
+
+			fill_rec(rec, seq);
+			ring_put(data, size, head, rec, rec_size(seq));
+			head += rec_size(seq);
+			seq++;
+		}
+		got = ring_fwd_copy_img(data, size, tail, head, dst, 4096, &nt);
+		CHECK(got == (long)(head - tail), "copied %ld of %llu", got,
+		      (unsigned long long)(head - tail));
+		CHECK(nt == head, "tail not at head");
+		if (check_run(dst, got, &f, &l, &n))
+			return -1;
+		CHECK(f == next && l == seq - 1, "run %llu..%llu, want %llu..%llu",
+		      (unsigned long long)f, (unsigned long long)l,
+		      (unsigned long long)next, (unsigned long long)(seq - 1));
+		next = seq;
+		tail = nt;
+	}
+	free(data);
+	free(dst);
+	return 0;
+}
+
+static int test_forward_partial(void)
+{
+	u64 size = 256, head = 0, nt;
+	char *data = calloc(1, size), dst[100];
+	long got;
+
+	for (u64 s = 0; s < 6; s++) {
+		char rec[64];
+
+		fill_rec(rec, s);
+		ring_put(data, size, head, rec, rec_size(s));
+		head += rec_size(s);
+	}
+	/* 16+24+32+40 = 112 > 100: only three records fit */
+	got = ring_fwd_copy_img(data, size, 0, head, dst, sizeof(dst), &nt);
+	CHECK(got == 72 && nt == 72, "got %ld tail %llu", got, (unsigned long long)nt);
+	/* a corrupt header is reported, not walked past */
+	memset(data + nt, 0, 8);
+	got = ring_fwd_copy_img(data, size, nt, head, dst, sizeof(dst), &nt);
+	CHECK(got == -EBADMSG, "corrupt header gave %ld", got);
+	free(data);
+	return 0;
+}
+
+/* Backward: not wrapped yet: every record, oldest first. */
+static int test_backward_unwrapped(void)
+{
+	u64 size = 1024, head = 0, f, l, n;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+	struct bwd_snap s;
+	long got;
+
+	for (u64 seq = 0; seq < 20; seq++)
+		head = bwd_write(data, size, head, seq);
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, ring_bwd_valid(size, head, head, 0), dst, size, &s);
+	CHECK(got == (long)(0 - head), "got %ld of %llu", got, (unsigned long long)(0 - head));
+	if (check_run(dst, got, &f, &l, &n))
+		return -1;
+	CHECK(f == 0 && l == 19 && n == 20, "run %llu..%llu", (unsigned long long)f,
+	      (unsigned long long)l);
+	free(data); free(img); free(dst);
+	return 0;
+}
+
+/* Backward, wrapped many times: newest records, complete, ending at newest. */
+static int test_backward_wrapped(void)
+{
+	u64 size = 1024, head = 0, seq, f, l, n;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+	struct bwd_snap s;
+	long got;
+
+	for (seq = 0; seq < 1000; seq++)
+		head = bwd_write(data, size, head, seq);
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, ring_bwd_valid(size, head, head, 0), dst, size, &s);
+	if (check_run(dst, got, &f, &l, &n))
+		return -1;
+	CHECK(l == seq - 1, "newest %llu, want %llu", (unsigned long long)l,
+	      (unsigned long long)(seq - 1));
+	/* it holds as many records as fit: the next older one would not */
+	CHECK((u64)got + rec_size(f - 1) > size, "kept %ld bytes, record %llu would fit",
+	      got, (unsigned long long)(f - 1));
+	free(data); free(img); free(dst);
+	return 0;
+}
+
+/*
+ * Backward, writes during the copy: the copy is taken at h1, then the
+ * writer adds records (overwriting the oldest part of what we copied,
+ * and of the image) and we read h2.  Whatever is returned must be whole,
+ * contiguous and end at the record at h1.
+ */
+static int test_backward_concurrent(void)
+{
+	u64 size = 2048;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+
+	for (u64 extra = 0; extra < 60; extra += 3) {
+		u64 head = 0, seq, h1, h2, f, l, n;
+		struct bwd_snap s;
+		long got;
+
+		memset(data, 0, size);
+		for (seq = 0; seq < 500; seq++)
+			head = bwd_write(data, size, head, seq);
+		h1 = head;
+		/* half the copy happens, then the writer runs, then the rest */
+		memcpy(img, data, size);
+		for (u64 k = 0; k < extra; k++)
+			head = bwd_write(data, size, head, seq + k);
+		memcpy(img + size / 2, data + size / 2, size / 2);
+		h2 = head;
+		{
+			/* rotate the (torn) image as the live copy would be */
+			char *rot = malloc(size);
+
+			ring_copy_rotated(img, size, h1, rot);
+			got = ring_bwd_extract_img(rot, ring_bwd_valid(size, h1, h2, 64), dst,
+						   size, &s);
+			free(rot);
+		}
+		if (got == 0)
+			continue;	/* everything may have been overwritten */
+		if (check_run(dst, got, &f, &l, &n))
+			return -1;
+		CHECK(l == seq - 1, "extra %llu: newest %llu, want %llu",
+		      (unsigned long long)extra, (unsigned long long)l,
+		      (unsigned long long)(seq - 1));
+	}
+	free(data); free(img); free(dst);
+	return 0;
+}
+
+static int test_backward_valid(void)
+{
+	u64 size = 4096;
+
+	CHECK(ring_bwd_valid(size, 0, 0, 0) == 0, "empty");
+	CHECK(ring_bwd_valid(size, (u64)-100, (u64)-100, 0) == 100, "unwrapped");
+	CHECK(ring_bwd_valid(size, (u64)-100000, (u64)-100000, 0) == size, "wrapped");
+	CHECK(ring_bwd_valid(size, (u64)-100000, (u64)-100000 - 1000, 96) == size - 1096,
+	      "moved during copy");
+	CHECK(ring_bwd_valid(size, (u64)-100000, (u64)-100000 - size, 0) == 0, "lapped");
+	return 0;
+}
+
+static int test_backward_small_dst(void)
+{
+	u64 size = 1024, head = 0, seq, f, l, n;
+	char *data = calloc(1, size), *img = malloc(size), dst[200];
+	struct bwd_snap s;
+	long got;
+
+	for (seq = 0; seq < 300; seq++)
+		head = bwd_write(data, size, head, seq);
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, size, dst, sizeof(dst), &s);
+	CHECK(got > 0 && got <= (long)sizeof(dst), "got %ld", got);
+	if (check_run(dst, got, &f, &l, &n))
+		return -1;
+	CHECK(l == seq - 1, "newest kept when trimming");
+	free(data); free(img);
+	return 0;
+}
+
+int main(void)
+{
+	tap_run("forward copy across the wrap", test_forward_wrap);
+	tap_run("forward copy stops at a full destination and at corruption", test_forward_partial);
+	tap_run("backward image before the first wrap", test_backward_unwrapped);
+	tap_run("backward image after wrapping: newest records, complete", test_backward_wrapped);
+	tap_run("backward image with writes during the copy", test_backward_concurrent);
+	tap_run("backward trusted length", test_backward_valid);
+	tap_run("backward extract into a small buffer keeps the newest", test_backward_small_dst);
+	return tap_done();
+}
