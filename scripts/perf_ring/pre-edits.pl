@@ -207,7 +207,7 @@ my $int  = 'kernel/events/internal.h';
 # --- UAPI: the attribute bit goes back to reserved, the ioctl goes away.
 replace('uapi-attr-reserved-bit', $uapi,
 	qr/^(\t+)write_backward :  1,.*$/m,
-	"\t\t\t\t__reserved_wb  :  1, /* reserved: backward writing */");
+	sub { "$_[0]__reserved_wb  :  1, /* reserved: backward writing */" });
 replace('uapi-ioctl-pause-output', $uapi,
 	qr/^#define PERF_EVENT_IOC_PAUSE_OUTPUT\s.*\n/m, '');
 
@@ -224,6 +224,7 @@ remove('output-backward-handler', $core,
 remove('alloc-default-handler', $core,
 	qr/ else if \(is_write_backward\(event\)\)\s*\{$/m,
 	chain => 1, inline => 1);
+# Before the default handler, NULL meant "write a sample".
 replace('overflow-call-null-handler', $core,
 	qr/^\tREAD_ONCE\(event->overflow_handler\)\(event, data, regs\);\n/m,
 	"\tif (event->overflow_handler)\n" .
@@ -246,6 +247,8 @@ remove('rb-has-space-helper', $rb,
 replace('begin-direction-param', $rb,
 	qr/^(__perf_output_begin\([^)]*unsigned int size),\s*bool backward\)/m,
 	sub { "$_[0])" });
+# The paused flag took the place of this test: a buffer without data pages
+# has nowhere to write.
 remove('begin-paused-test', $rb,
 	qr/^\tif \(unlikely\(rb->paused\)\) \{$/m,
 	repl => "\tif (unlikely(!rb->nr_pages))\n\t\tgoto out;\n");
