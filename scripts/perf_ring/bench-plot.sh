@@ -38,21 +38,28 @@ if [ -s "$state/compression.dat" ]; then
 			"$state/compression.dat" > "$state/z-$1-$2.dat"
 		echo "$state/z-$1-$2.dat"
 	}
+	cs=$(sel close sync); ci=$(sel close io_uring); ts=$(sel tar sync); ti=$(sel tar io_uring)
 	gnuplot <<-EOF
-	set terminal pngcairo size 900,560 font "sans,10" noenhanced
+	set terminal pngcairo size 1100,520 font "sans,10" noenhanced
 	set output "$out/compression.png"
-	set title "perf-ring -z 0,1,3,5,8: compression ratio against overhead"
+	set multiplot layout 1,2 title "perf-ring -z 0,1,3,5,8: compression ratio against overhead (labels: -z level)"
 	set xlabel "overhead (x the run time without recording)"
 	set ylabel "compression ratio (x)"
 	set logscale y
+	set yrange [0.8:100]
 	set grid
 	set key top left
-	plot "$(sel close sync)" using 2:3 with linespoints pt 7 lc rgb "#4477aa" title "close(-1), sync", \
-	     "$(sel close io_uring)" using 2:3 with linespoints pt 5 lc rgb "#66ccee" title "close(-1), io_uring", \
-	     "$(sel tar sync)" using 2:3 with linespoints pt 7 lc rgb "#ee6677" title "tar, sync", \
-	     "$(sel tar io_uring)" using 2:3 with linespoints pt 5 lc rgb "#ccbb44" title "tar, io_uring", \
-	     "$(sel close sync)" using 2:3:(sprintf("-z%d", \$1)) with labels offset 1.2,0.6 notitle, \
-	     "$(sel tar sync)" using 2:3:(sprintf("-z%d", \$1)) with labels offset 1.2,0.6 notitle
+	set title "close(-1) loop, raw_syscalls:*"
+	plot "$cs" using 2:3 with points pt 7 ps 1.3 lc rgb "#4477aa" title "sync (write(2))", \
+	     "$ci" using 2:3 with points pt 5 ps 1.3 lc rgb "#ee6677" title "io_uring", \
+	     "$cs" using 2:3:(sprintf("%d", \$1)) with labels offset 0,0.9 tc rgb "#4477aa" notitle, \
+	     "$ci" using 2:3:(sprintf("%d", \$1)) with labels offset 0,-0.9 tc rgb "#ee6677" notitle
+	set title "tar through a pipe, syscalls and sched"
+	plot "$ts" using 2:3 with points pt 7 ps 1.3 lc rgb "#4477aa" title "sync (write(2))", \
+	     "$ti" using 2:3 with points pt 5 ps 1.3 lc rgb "#ee6677" title "io_uring", \
+	     "$ts" using 2:3:(sprintf("%d", \$1)) with labels offset 0,0.9 tc rgb "#4477aa" notitle, \
+	     "$ti" using 2:3:(sprintf("%d", \$1)) with labels offset 0,-0.9 tc rgb "#ee6677" notitle
+	unset multiplot
 	EOF
 	pr_log "bench: wrote ${out#"$PR_ROOT"/}/compression.png"
 fi
