@@ -41,7 +41,7 @@ def part():
         t = [x * 1e3 for x in res[label]["t"]]
         over = paired_ratio(res[label]["w"], base)
         rows.append([label, what, "%.1f" % mean(w), "%.1f" % sd(w), len(w), "%.1f" % median(w),
-                     "%.1f" % max(w), "%.2f" % (max(w) / median(w)),
+                     "%.1f" % max(w), "%.2f" % (max(w) / median(w)) if median(w) else "-",
                      "-" if label == "BASE" else fmt_ratio(over), "%.1f" % mean(t)])
         dat.append("%d \"%s\" %.3f %.3f" % (i, label, mean(w), sd(w) if len(w) > 1 else 0))
     cmp = [
