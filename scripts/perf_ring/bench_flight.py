@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """Part 4: flight-recorder snapshots, PAUSE_OUTPUT against pause-free.
 
-The close(-1) loop runs on CPU 0 and the recorder on CPU 1, so records keep
-arriving while a snapshot is taken.  The harness sends SIGUSR2, waits for
+The workload runs on CPU 0 and the recorder on CPU 1, so records keep
+arriving while a snapshot is taken.  The workload is dd copying /dev/zero
+to /dev/null in 256 kB blocks: a steady stream of syscalls, slow enough
+(a few hundred thousand records a second) that the 32 MB buffer holds
+about a second of them.  The harness sends SIGUSR2, waits for
 the recorder's line that names the snapshot file (the latency), waits a
 little, and sends the next.  A buffer paused for a snapshot drops the
 records that arrive meanwhile, and the kernel writes one PERF_RECORD_LOST
-when output resumes; the buffer is big enough (-m 32M) that this record
-is still there at the next snapshot.  So the LOST records in snapshot k+1
+when output resumes; the buffer holds far more than the time between two
+snapshots, so that record is still there at the next snapshot.  So the LOST records in snapshot k+1
 count what snapshot k's pause cost.
 
 Recorders: perf-ring (pause-free: copy, then check that the head did not
 run over the copy), perf-ring --snapshot-pause (PAUSE_OUTPUT around the
-copy), perf record --overwrite --switch-output=signal (pauses every buffer
-until the new file is set up)."""
+copy), perf record --overwrite --switch-output=signal (pauses each buffer
+while it reads it)."""
 
 import os
 import re
@@ -22,12 +25,13 @@ import subprocess
 import threading
 import time
 
-from bench_lib import (need, CLOSE_LOOP, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fail, fmt_bytes,
+from bench_lib import (need, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fail, fmt_bytes,
                        log, main, md_table, mean, median, pin, save, stats_of, timed, write_md)
 
 SNAPS = int(os.environ.get("BENCH_FLIGHT_SNAPSHOTS", 3 if QUICK else 10))
 REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 3))
-N = 50000000			# ended by the harness after the snapshots; bounded anyway
+# ended by the harness after the snapshots; bounded anyway (about 40 GB)
+WORKLOAD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=256k", "count=160000"]
 GAP = 0.05			# seconds between a snapshot's line and the next signal
 BUF = "32M"
 CONFIGS = [
@@ -66,7 +70,7 @@ def one(name, argv, opts, rep):
     out = os.path.join(SCRATCH, prefix + ".data")
     cmd = pin(1, argv + ["-m", BUF, "-e", SYSCALL_EVENTS, "--overwrite",
                          "--switch-output=signal", "-o", out] + opts +
-              ["--"] + pin(0, timed([CLOSE_LOOP, str(N)])))
+              ["--"] + pin(0, timed(WORKLOAD)))
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                          errors="replace", start_new_session=True)
     lines, cond = [], threading.Condition()
@@ -104,9 +108,9 @@ def one(name, argv, opts, rep):
                 lat.append(lines[seen][0] - t0)
             time.sleep(GAP)
         # end the loop: the recorder then takes its exit snapshot
-        loop = [c for c in descendants(p.pid) if comm(c) == "close-loop"]
+        loop = [c for c in descendants(p.pid) if comm(c) == WORKLOAD[0]]
         if not loop:
-            raise Fail("%s: the close-loop workload is gone" % name)
+            raise Fail("%s: the %s workload is gone" % (name, WORKLOAD[0]))
         os.kill(loop[0], signal.SIGTERM)
         rc = p.wait(timeout=120)
     finally:
@@ -155,12 +159,12 @@ def part():
                      "%.1f" % median(lat), "%.1f" % mean(lat), "%.1f" % max(lat),
                      fmt_bytes(mean(r["bytes"])), "%.0f" % mean(r["samples"])])
     text = "## 4. Flight recorder: snapshot with PAUSE_OUTPUT against pause-free\n\n"
-    text += ("close(-1) loop on CPU 0 recorded with `raw_syscalls:*`, `--overwrite "
+    text += ("`%s` on CPU 0 recorded with `raw_syscalls:*`, `--overwrite "
              "--switch-output=signal -m %s`, recorder on CPU 1; %d snapshots per run, %d runs "
              "per recorder (interleaved), a snapshot every %d ms after the previous one "
              "finished. lost per snapshot = samples in the PERF_RECORD_LOST records of the "
              "next snapshot file. latency = SIGUSR2 to the recorder's line naming the "
-             "snapshot file.\n\n" % (BUF, SNAPS, REPS, GAP * 1e3))
+             "snapshot file.\n\n" % (" ".join(WORKLOAD[:4]), BUF, SNAPS, REPS, GAP * 1e3))
     text += md_table(["recorder", "snapshots", "lost / snapshot", "max lost", "latency median ms",
                       "mean ms", "max ms", "bytes / snapshot", "samples / snapshot"], rows,
                      ["---"] + ["---:"] * 8)
