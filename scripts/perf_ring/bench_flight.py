@@ -30,8 +30,8 @@ from bench_lib import (need, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, Fail, fm
 
 SNAPS = int(os.environ.get("BENCH_FLIGHT_SNAPSHOTS", 3 if QUICK else 10))
 REPS = int(os.environ.get("BENCH_FLIGHT_REPS", 1 if QUICK else 3))
-# ended by the harness after the snapshots; bounded anyway (about 40 GB)
-WORKLOAD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=256k", "count=160000"]
+# ended by the harness after the snapshots; bounded anyway (a minute or more)
+WORKLOAD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=256k", "count=4000000"]
 GAP = 0.05			# seconds between a snapshot's line and the next signal
 BUF = "32M"
 CONFIGS = [
