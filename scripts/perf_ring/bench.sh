@@ -16,7 +16,8 @@
 #
 # QUICK=1: fewer rounds and shorter loops, every part still runs; results go
 # to build/bench/quick/ so the committed ones stay.  A full run writes
-# bench/results/.  BENCH_PARTS="series synth" runs some parts only.
+# bench/results/.  BENCH_PARTS="series synth" runs some parts only (into
+# build/bench/partial/ unless BENCH_OUT says otherwise).
 # Exits non-zero when a part breaks (a tool fails, an output is
 # unreadable); a slow or noisy timing never fails it.
 set -uo pipefail
@@ -31,7 +32,11 @@ if [ -n "${QUICK:-}" ] && [ "${QUICK:-}" != 0 ]; then
 	mode="quick run"
 else
 	export QUICK=
-	export BENCH_OUT=${BENCH_OUT:-$PR_ROOT/bench/results}
+	if [ -n "${BENCH_PARTS:-}" ]; then	# some parts only: not the committed results
+		export BENCH_OUT=${BENCH_OUT:-$PR_BUILD/bench/partial}
+	else
+		export BENCH_OUT=${BENCH_OUT:-$PR_ROOT/bench/results}
+	fi
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
