@@ -445,14 +445,26 @@ static int file_close(struct rec *r, bool *ok)
 		     r->out_path, strerror(-werr), (unsigned long long)data_size);
 		/* the records counted but not on file are unknown: recount is in report */
 	}
-	/* Drop any partial write beyond what is known to be on file. */
-	if (ftruncate(r->out_fd, r->data_off + data_size) && !werr)
-		werr = -errno;
-	err = pf_build_features(r->evs, r->nev, &meta, r->data_off + data_size, features, &fb);
-	if (!err)
-		err = pwrite_full(r->out_fd, fb.p, fb.len, r->data_off + data_size);
+	/*
+	 * Drop any partial write beyond what is known to be on file, then
+	 * the features.  If they do not fit (ENOSPC), cut the data back one
+	 * write at a time (whole records) to make room for them: a file
+	 * without its tracing data cannot be decoded.
+	 */
+	for (int tries = 0;; tries++) {
+		if (ftruncate(r->out_fd, r->data_off + data_size) && !werr)
+			werr = -errno;
+		pbuf_free(&fb);
+		err = pf_build_features(r->evs, r->nev, &meta, r->data_off + data_size, features, &fb);
+		if (!err)
+			err = pwrite_full(r->out_fd, fb.p, fb.len, r->data_off + data_size);
+		if (!err || err != -ENOSPC || tries >= 64 || !data_size)
+			break;
+		data_size = writer_boundary_before(&r->w, data_size);
+		fprintf(stderr, "perf-ring record: '%s': no room for the feature sections; "
+			"data cut back to %llu bytes\n", r->out_path, (unsigned long long)data_size);
+	}
 	if (err) {
-		/* no room for the features (ENOSPC): keep a readable file without them */
 		if (ftruncate(r->out_fd, r->data_off + data_size)) {
 			/* nothing more to do */
 		}
@@ -460,6 +472,7 @@ static int file_close(struct rec *r, bool *ok)
 		fprintf(stderr, "perf-ring record: '%s': feature sections not written: %s\n",
 			r->out_path, strerror(-err));
 	}
+	writer_free(&r->w);
 	pbuf_free(&fb);
 	err = pf_write_head(r->out_fd, r->evs, r->nev, data_size, features);
 	if (err)

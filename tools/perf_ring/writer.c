@@ -91,6 +91,17 @@ static struct wslot *get_slot(struct writer *w)
 static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 		   struct chunk *c)
 {
+	if (w->nstarts == w->cap_starts) {
+		size_t cap = w->cap_starts ? w->cap_starts * 2 : 1024;
+		u64 *n = realloc(w->starts, cap * sizeof(*n));
+
+		if (n) {
+			w->starts = n;
+			w->cap_starts = cap;
+		}
+	}
+	if (w->nstarts < w->cap_starts)
+		w->starts[w->nstarts++] = w->off - w->start;
 	s->data = data;
 	s->len = len;
 	s->off = w->off;
@@ -387,4 +398,20 @@ const char *writer_kind(const struct writer *w)
 	if (w->o.aio > 0)
 		return "write(2), io_uring unavailable";
 	return "write(2)";
+}
+
+u64 writer_boundary_before(const struct writer *w, u64 size)
+{
+	u64 b = 0;
+
+	for (size_t i = 0; i < w->nstarts && w->starts[i] < size; i++)
+		b = w->starts[i];
+	return b;
+}
+
+void writer_free(struct writer *w)
+{
+	free(w->starts);
+	w->starts = NULL;
+	w->nstarts = w->cap_starts = 0;
 }

@@ -47,6 +47,8 @@ struct writer {
 	u64 err_off;		/* file offset of the first failed write */
 	u64 raw_bytes, out_bytes, nwrites;
 	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
+	u64 *starts;		/* data offset of every write, in order */
+	size_t nstarts, cap_starts;
 };
 
 int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o);
@@ -62,5 +64,11 @@ bool writer_failed(struct writer *w);
  */
 int writer_finish(struct writer *w, u64 *data_size);
 const char *writer_kind(const struct writer *w);
+/*
+ * The largest data size below size that ends on a write boundary (every
+ * write holds whole records): where to cut the data to make room.
+ */
+u64 writer_boundary_before(const struct writer *w, u64 size);
+void writer_free(struct writer *w);
 
 #endif

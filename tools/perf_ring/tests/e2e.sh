@@ -1,0 +1,257 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end tests of perf-ring against the real perf: every file perf-ring
+# writes must be read by 'perf report', 'perf script' and
+# 'perf report --stats' without warnings, and --stats must agree with
+# 'perf-ring report'.  Prints TAP; exits non-zero on any failure.  Missing
+# privileges or tools are a SKIP with the reason.
+#
+# usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP name the binaries)
+
+set -u
+W=${1:?scratch dir}
+PR=${PERF_RING:?}
+CL=${CLOSE_LOOP:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+N=0
+FAIL=0
+
+ok()   { N=$((N + 1)); echo "ok $N - $1"; }
+nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
+finish() { echo "1..$N"; [ "$FAIL" = 0 ] || echo "# $FAIL of $N failed"; exit $((FAIL != 0)); }
+
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+[ "$(id -u)" = 0 ] || skip_all "needs root (perf_event_open on tracepoints, tracefs)"
+command -v perf >/dev/null || skip_all "perf is not installed (Debian: linux-perf)"
+command -v python3 >/dev/null || skip_all "python3 is needed for the sequence checks"
+if [ ! -e /sys/kernel/tracing/events/header_page ] && [ ! -e /sys/kernel/debug/tracing/events/header_page ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		skip_all "tracefs is not mounted and cannot be mounted"
+fi
+
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+
+# Normalized "NAME events: N" lines of perf report --stats / perf-ring report.
+norm() { sed -n '/Aggregated stats/,$p' | sed -E 's/\( *[0-9.]+%\)//; s/ +/ /g; s/^ //; s/ $//' | grep -v '^$'; }
+
+drop_lost_warning() {
+	sed -i '/^Warning:$/d; /^Processed [0-9]* events and lost [0-9]* chunks!$/d; /^Check IO\/CPU overload!$/d; /^$/d' "$1"
+}
+
+# perf reads the file without a warning or error, and the counts agree.
+# With "lossy", perf's warning about lost records (which the file reports
+# correctly) is allowed; nothing else is.
+check_file() {
+	local f=$1 what=$2 lossy=${3:-} rc
+	perf report --stats -i "$f" >stats.out 2>stats.err
+	rc=$?
+	[ -z "$lossy" ] || drop_lost_warning stats.err
+	if [ $rc != 0 ] || grep -qiE 'warn|error|fail|couldn|invalid|unexpected' stats.err stats.out; then
+		nok "$what: perf report --stats reads $f" "$(head -5 stats.err)"; return 1
+	fi
+	"$PR" report -i "$f" >pr.out 2>pr.err || { nok "$what: perf-ring report reads $f" "$(cat pr.err)"; return 1; }
+	if ! diff <(norm <stats.out) <(norm <pr.out) >diff.out; then
+		nok "$what: perf report --stats agrees with perf-ring report" "$(head -10 diff.out)"; return 1
+	fi
+	perf script -i "$f" >script.out 2>script.err
+	rc=$?
+	[ -z "$lossy" ] || drop_lost_warning script.err
+	if [ $rc != 0 ] || [ -s script.err ]; then
+		nok "$what: perf script decodes $f" "$(head -5 script.err)"; return 1
+	fi
+	local samples lines
+	samples=$(norm <pr.out | awk '/^SAMPLE events:/ {print $3; exit}')
+	lines=$(wc -l <script.out)
+	if [ "${samples:-0}" != "$lines" ]; then
+		nok "$what: perf script prints every sample" "samples $samples, lines $lines"; return 1
+	fi
+	perf report -i "$f" --stdio >report.out 2>report.err
+	rc=$?
+	[ -z "$lossy" ] || drop_lost_warning report.err
+	if [ $rc != 0 ] || grep -qiE 'warn|error' report.err; then
+		nok "$what: perf report reads $f" "$(head -5 report.err)"; return 1
+	fi
+	ok "$what: perf report, perf script (all $lines samples), --stats agree"
+	return 0
+}
+
+# 1. streaming, plain and compressed, io_uring and write(2).  The buffers
+# are large enough that nothing is lost on a busy 2-CPU machine: these
+# tests are about the file format; loss is measured by the benchmark.
+for mode in "" "-z" "--no-aio" "-z=3 --aio=8" "--mmap-flush=16K"; do
+	rm -f s.data
+	"$PR" record -m 4M $mode -e 'raw_syscalls:*' -o s.data -- "$CL" 200000 2>rec.err
+	rc=$?
+	if [ $rc != 0 ]; then nok "record $mode" "exit $rc: $(cat rec.err)"; continue; fi
+	check_file s.data "record $mode" || continue
+	if ! grep -q 'raw_syscalls:sys_enter: NR 3 (ffffffff, ' script.out ||
+	   ! grep -q 'raw_syscalls:sys_exit: NR 3 = -9$' script.out; then
+		nok "record $mode: raw_syscalls fields decode" "$(grep -m2 'NR 3 ' script.out)"
+	fi
+	grep -q "\[ perf-ring record: .* events, [0-9]* lost, .*\(io_uring\|write(2)\) \]" rec.err ||
+		nok "record $mode: summary line" "$(cat rec.err)"
+	case "$mode" in
+	*-z*) grep -q -- '->' rec.err || nok "record $mode: compression in summary" "$(cat rec.err)"
+	      grep -q 'COMPRESSED events' pr.out || nok "record $mode: COMPRESSED records" ;;
+	esac
+	case "$mode" in
+	*--no-aio*) grep -q 'write(2) \]' rec.err || nok "record $mode: says write(2)" "$(cat rec.err)" ;;
+	esac
+done
+
+# 2. report --decompress gives a plain file with the same records
+rm -f z.data plain.data
+"$PR" record -m 4M -z -e 'raw_syscalls:*' -o z.data -- "$CL" 100000 2>/dev/null
+if "$PR" report -i z.data --decompress -o plain.data >/dev/null 2>dec.err; then
+	a=$(perf report --stats -i z.data 2>/dev/null | norm | grep -v 'COMPRESSED\|TOTAL')
+	b=$(perf report --stats -i plain.data 2>/dev/null | norm | grep -v 'COMPRESSED\|TOTAL')
+	if [ "$a" = "$b" ] && ! perf report --header-only -i plain.data 2>/dev/null | grep -q '# compressed'; then
+		ok "report --decompress writes a plain file with the same records"
+	else
+		nok "report --decompress" "$(diff <(echo "$a") <(echo "$b") | head -5)"
+	fi
+else
+	nok "report --decompress" "$(cat dec.err)"
+fi
+
+# 3. flight recorder: three SIGUSR2 snapshots and the final one
+BASE=1000000
+for z in "" "-z"; do
+	rm -f fr.data*
+	"$PR" record --overwrite --switch-output=signal $z -e 'raw_syscalls:*' -o fr.data -- \
+		"$CL" 3000000 $BASE 2>fr.err &
+	pid=$!
+	for i in 1 2 3; do sleep 0.6; kill -USR2 $pid 2>/dev/null; done
+	wait $pid
+	rc=$?
+	files=$(ls fr.data.* 2>/dev/null)
+	nf=$(echo "$files" | grep -c .)
+	if [ $rc != 0 ] || [ "$nf" -lt 3 ]; then
+		nok "overwrite $z: snapshots written" "exit $rc, $nf files: $(cat fr.err)"; continue
+	fi
+	last=$(echo "$files" | tail -1)
+	good=0
+	for f in $files; do
+		check_file "$f" "overwrite $z snapshot $(basename "$f")" || continue
+		seq=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $BASE 3000000 \
+			$([ "$f" = "$last" ] && echo --ends-at-newest))
+		if [ $? = 0 ]; then good=$((good + 1)); else nok "overwrite $z: $f holds one contiguous run" "$seq"; fi
+	done
+	[ $good = "$nf" ] && ok "overwrite $z: $nf snapshots, each one contiguous run of close() sequence numbers, the last ends at the newest"
+	# every close() is either in a snapshot or counted as overwritten
+	ow=$(sed -n 's/.* \([0-9]*\) overwritten,.*/\1/p' fr.err | tail -1)
+	[ -n "$ow" ] && [ "$ow" -gt 0 ] && ok "overwrite $z: counts overwritten records ($ow)" ||
+		nok "overwrite $z: overwritten count" "$(tail -2 fr.err)"
+done
+
+# 4. system wide and -p, with synthesis; SIGINT ends the recording cleanly
+rm -f a.data
+"$PR" record -a --synth-threads=2 -e cpu-clock -o a.data 2>a.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc = 0 ]; then
+	check_file a.data "-a, stopped by SIGINT" &&
+	if perf report -i a.data --stdio --sort comm,dso 2>/dev/null | grep -v '^#' | grep -q 'kernel.kallsyms\|libc'; then
+		ok "-a: perf report resolves commands and DSOs"
+	else
+		nok "-a: perf report resolves commands and DSOs" "$(perf report -i a.data --stdio --sort comm,dso 2>&1 | head -15)"
+	fi
+else
+	nok "-a stopped by SIGINT exits 0" "exit $rc: $(cat a.err)"
+fi
+(while :; do "$CL" 1000; sleep 0.05; done) &
+spid=$!
+sleep 0.2
+rm -f p.data
+"$PR" record -p $spid -e 'raw_syscalls:*,context-switches' -o p.data 2>p.err &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+kill $spid 2>/dev/null
+if [ $rc = 0 ]; then
+	check_file p.data "-p PID, stopped by SIGTERM" &&
+	if perf script -i p.data --show-task-events 2>/dev/null | grep -q "PERF_RECORD_COMM: .*:$spid/$spid"; then
+		ok "-p: the existing process is synthesized (COMM)"
+	else
+		nok "-p: the existing process is synthesized (COMM)"
+	fi
+else
+	nok "-p PID" "exit $rc: $(cat p.err)"
+fi
+
+# 5. bad input and faults
+expect_fail() {	# what, expected exit, pattern, command...
+	local what=$1 code=$2 pat=$3
+	shift 3
+	"$@" >f.out 2>f.err
+	local rc=$?
+	if [ $rc = "$code" ] && grep -q -- "$pat" f.err; then ok "$what: exit $rc, '$(grep -m1 -- "$pat" f.err)'"
+	else nok "$what" "exit $rc (want $code): $(cat f.err | head -3)"; fi
+}
+expect_fail "unknown event" 1 "unknown event 'nosuch'" "$PR" record -e nosuch -o x.data -- true
+expect_fail "unknown tracepoint" 1 "no such tracepoint" "$PR" record -e 'nosys:*' -o x.data -- true
+if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+	expect_fail "hardware event without a PMU" 1 "cycles: no hardware PMU on this machine; try cpu-clock" \
+		"$PR" record -e cycles -o x.data -- true
+else
+	skip "hardware event without a PMU" "this machine has a PMU"
+fi
+expect_fail "bad -m" 1 "invalid value '3' for -m" "$PR" record -m 3 -o x.data -- true
+expect_fail "bad -z level" 1 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
+expect_fail "bad --mmap-flush" 1 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
+expect_fail "unwritable output" 1 "cannot create output '/nonexistent/x.data'" \
+	"$PR" record -e 'raw_syscalls:*' -o /nonexistent/x.data -- true
+expect_fail "workload that cannot start" 127 "workload failed to start: '/nonexistent/cmd'" \
+	"$PR" record -e 'raw_syscalls:*' -o wl.data -- /nonexistent/cmd
+perf report --stats -i wl.data >/dev/null 2>&1 && ok "the file of a failed workload is readable" ||
+	nok "the file of a failed workload is readable"
+
+# ENOSPC: a small tmpfs
+mkdir -p small
+if mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
+	for z in "" "-z"; do
+		rm -f small/*
+		expect_fail "ENOSPC while recording $z" 2 "No space left on device" \
+			"$PR" record $z -e 'raw_syscalls:*' -o small/full.data -- "$CL" 3000000
+		check_file small/full.data "ENOSPC $z: perf reads what was written" lossy || cp small/full.data enospc-failed$z.data
+	done
+	umount small
+else
+	skip "ENOSPC while recording" "cannot mount a tmpfs"
+fi
+
+# SIGTERM during a workload: interrupted, the file is complete up to there
+rm -f term.data
+"$PR" record -e 'raw_syscalls:*' -o term.data -- "$CL" 100000000 2>term.err &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+if [ $rc = 143 ] && grep -q "interrupted" term.err; then
+	check_file term.data "SIGTERM during a workload (exit $rc)" lossy
+else
+	nok "SIGTERM during a workload" "exit $rc: $(cat term.err)"
+fi
+
+# report on truncated and corrupt files
+"$PR" record -e 'raw_syscalls:*' -o good.data -- "$CL" 10000 2>/dev/null
+head -c 50 good.data >t1.data
+head -c 20000 good.data >t2.data
+cp good.data t3.data
+printf '\x09\x00\x00\x00\x00\x00\x03\x00' | dd of=t3.data bs=1 seek=$(perf report --header-only -i good.data 2>/dev/null | awk '/data offset/ {print $5}') conv=notrunc 2>/dev/null
+expect_fail "report: file shorter than a header" 2 "shorter than a perf.data header" "$PR" report -i t1.data
+expect_fail "report: truncated file" 2 "truncated" "$PR" report -i t2.data
+expect_fail "report: corrupt record" 2 "corrupt record at file offset" "$PR" report -i t3.data
+expect_fail "report: missing file" 2 "No such file" "$PR" report -i nonexistent.data
+
+finish
