@@ -57,6 +57,8 @@ mkdir -p "$logs"
 echo '/.series-check/' >> "$(git rev-parse --git-dir)/info/exclude"
 
 failed=0
+mk=
+trap '[ -z "$mk" ] || kill "$mk" 2>/dev/null; exit 130' INT TERM
 declare -a summary
 result() {	# result STEP CHECK ok|FAIL [detail]
 	local line
@@ -71,7 +73,19 @@ result() {	# result STEP CHECK ok|FAIL [detail]
 build() {
 	local tag=$1 step=$2 blog=$logs/build-$1.log t
 	t=$(date +%s)
-	if ! make -j"$jobs" bzImage >"$blog" 2>&1; then
+	# A progress line every 30 s: a full build takes minutes.
+	make -j"$jobs" bzImage >"$blog" 2>&1 &
+	mk=$!
+	local n=0 rc=0
+	while kill -0 "$mk" 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		[ $((n % 30)) -ne 0 ] || ! kill -0 "$mk" 2>/dev/null ||
+			log "$step: building, $(grep -c '^  CC' "$blog") objects compiled, $(elapsed "$t")"
+	done
+	wait "$mk" || rc=$?
+	mk=
+	if [ "$rc" -ne 0 ]; then
 		grep -E 'error|Error' "$blog" | head -n 20 >&2
 		result "$step" build FAIL "see ${blog#"$root"/}"
 		return 1
