@@ -103,6 +103,23 @@ for mode in "" "-z" "--no-aio" "-z=3 --aio=8" "--mmap-flush=16K"; do
 	esac
 done
 
+# io_uring unavailable: fall back to write(2) and say so
+if [ -w /proc/sys/kernel/io_uring_disabled ]; then
+	old=$(cat /proc/sys/kernel/io_uring_disabled)
+	echo 2 >/proc/sys/kernel/io_uring_disabled
+	"$PR" record -e 'raw_syscalls:*' -o nu.data -- "$CL" 1000 2>nu.err
+	rc=$?
+	echo "$old" >/proc/sys/kernel/io_uring_disabled
+	if [ $rc = 0 ] && grep -q 'write(2), io_uring unavailable \]' nu.err &&
+	   grep -q 'io_uring_setup: ' nu.err; then
+		check_file nu.data "io_uring disabled: falls back to write(2), says so"
+	else
+		nok "io_uring disabled: falls back to write(2)" "exit $rc: $(cat nu.err)"
+	fi
+else
+	skip "io_uring unavailable" "no kernel.io_uring_disabled sysctl to turn it off"
+fi
+
 # 2. report --decompress gives a plain file with the same records
 rm -f z.data plain.data
 "$PR" record -m 4M -z -e 'raw_syscalls:*' -o z.data -- "$CL" 100000 2>/dev/null
