@@ -605,7 +605,7 @@ static u64 read_counter(int fd)
  */
 static int take_snapshot(struct rec *r, const char *path)
 {
-	u64 snap_new = 0, expected = 0, t_cut = 0;
+	u64 snap_new = 0, expected = 0, t_cut = 0, copy_ns;
 	size_t sz = r->o->mmap_bytes;
 	long *len;
 	int err = 0;
@@ -624,6 +624,7 @@ static int take_snapshot(struct rec *r, const char *path)
 	len = calloc(r->nrings, sizeof(*len));
 	if (!len)
 		return -ENOMEM;
+	copy_ns = now_ns();
 	for (int i = 0; i < r->nrings; i++) {
 		struct ring *rg = &r->rings[i];
 		struct bwd_snap s;
@@ -650,6 +651,7 @@ static int take_snapshot(struct rec *r, const char *path)
 				t_cut = t;
 		}
 	}
+	copy_ns = now_ns() - copy_ns;
 	/* counters: samples generated up to now */
 	for (int i = 0; i < r->nfds && !err; i++) {
 		struct pf_event *ev = &r->evs[r->fds[i].ev];
@@ -714,6 +716,9 @@ static int take_snapshot(struct rec *r, const char *path)
 				"%llu overwritten since the last snapshot ]\n",
 				path, (unsigned long long)r->cnt.total,
 				(unsigned long long)snap_new, (unsigned long long)interval);
+		if (r->o->verbose)
+			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
+				copy_ns / 1e3, r->o->snapshot_pause ? " (paused)" : "");
 	}
 	if (err && !r->fail)
 		fail(r, err, "snapshot '%s': %s", path, strerror(-err));
