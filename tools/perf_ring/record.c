@@ -28,8 +28,8 @@
 #include "tracing.h"
 #include "writer.h"
 
-#define CHUNK_SIZE (256u << 10)
-#define NR_CHUNKS 64
+#define CHUNK_SIZE (1u << 20)
+#define NR_CHUNKS 16
 
 static volatile sig_atomic_t stop_sig, usr2_pending, child_exited;
 

@@ -51,32 +51,32 @@ void ring_unmap(struct ring *r)
 long ring_fwd_copy_img(const char *data, u64 size, u64 tail, u64 head,
 		       char *dst, size_t dstlen, u64 *new_tail)
 {
-	u64 mask = size - 1, pos = tail;
-	size_t out = 0;
+	u64 avail = head - tail, n = avail < dstlen ? avail : dstlen;
+	u64 off = tail & (size - 1), first = size - off, pos = 0;
 
-	while (pos != head) {
+	/* one or two bulk copies, then find the last whole record in them */
+	if (first >= n) {
+		memcpy(dst, data + off, n);
+	} else {
+		memcpy(dst, data + off, first);
+		memcpy(dst + first, data, n - first);
+	}
+	while (pos + sizeof(struct perf_event_header) <= n) {
 		struct perf_event_header h;
-		u64 off = pos & mask, first;
 
-		if (head - pos < sizeof(h))
+		memcpy(&h, dst + pos, sizeof(h));
+		if (h.size < sizeof(h) || pos + h.size > avail)
 			return -EBADMSG;
-		memcpy(&h, data + off, sizeof(h));	/* never wraps: 8-aligned */
-		if (h.size < sizeof(h) || h.size > head - pos)
-			return -EBADMSG;
-		if (out + h.size > dstlen)
-			break;
-		first = size - off;
-		if (first >= h.size) {
-			memcpy(dst + out, data + off, h.size);
-		} else {
-			memcpy(dst + out, data + off, first);
-			memcpy(dst + out + first, data, h.size - first);
-		}
-		out += h.size;
+		if (pos + h.size > n)
+			break;		/* does not fit in dst */
 		pos += h.size;
 	}
-	*new_tail = pos;
-	return out;
+	if (pos == n && n < avail && avail - n < sizeof(struct perf_event_header))
+		return -EBADMSG;
+	if (n == avail && pos != n)
+		return -EBADMSG;	/* published data ends inside a record */
+	*new_tail = tail + pos;
+	return pos;
 }
 
 long ring_fwd_read(struct ring *r, char *dst, size_t dstlen)
