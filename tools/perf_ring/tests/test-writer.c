@@ -51,6 +51,7 @@ static int run(int aio, int level)
 		writer_put(&w, c);
 	}
 	err = writer_finish(&w, &size);
+	writer_free(&w);
 	CHECK(err == 0, "finish: %d", err);
 	CHECK(size == lseek(fd, 0, SEEK_END) - start, "size %llu", (unsigned long long)size);
 	back = malloc(size + 1);
@@ -120,6 +121,7 @@ static int test_failure(void)
 	c->len = fill(c->buf, c->cap, &seq);
 	writer_put(&w, c);
 	err = writer_finish(&w, &size);
+	writer_free(&w);
 	CHECK(err == -EBADF, "error %d", err);
 	CHECK(size == 0, "size %llu after a failed first write", (unsigned long long)size);
 	close(fd);
