@@ -785,6 +785,14 @@ static bool workload_done(struct rec *r, int *status)
 	return false;
 }
 
+static bool targets_alive(const struct record_opts *o)
+{
+	for (int i = 0; i < o->npids; i++)
+		if (kill(o->pids[i], 0) == 0 || errno != ESRCH)
+			return true;
+	return false;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -909,6 +917,8 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (r.child > 0 && child_exited && workload_done(&r, &status))
 			break;
+		if (o.npids && !targets_alive(&o))
+			break;		/* every -p process has exited */
 		if (!o.overwrite) {
 			/* skip the wait while a buffer is filling faster than we read */
 			int n = max_avail(&r) >= o.mmap_bytes / 8 ? 0 : poll(r.pfd, r.nrings, 100);
