@@ -4,6 +4,15 @@
 #define PERF_RING_TAP_H
 
 #include <stdio.h>
+#include <stdlib.h>
+
+/* Scratch files go to $PERF_RING_TMP (the build directory), else to ".". */
+static inline void tap_tmpname(char *buf, size_t len, const char *stem)
+{
+	const char *d = getenv("PERF_RING_TMP");
+
+	snprintf(buf, len, "%s/%s-XXXXXX", d && *d ? d : ".", stem);
+}
 
 static int tap_n, tap_fail;
 

@@ -10,7 +10,7 @@
 #include "perfdata.h"
 #include "tap.h"
 
-static char path[64];
+static char path[4096];
 
 static int write_file(u64 data_size, bool features)
 {
@@ -35,7 +35,7 @@ static int write_file(u64 data_size, bool features)
 	strcpy(evs[1].name, "task-clock");
 	evs[1].attr.config = 1;
 	evs[1].ids = ids1;
-	snprintf(path, sizeof(path), "/tmp/perf-ring-pd-XXXXXX");
+	tap_tmpname(path, sizeof(path), "perf-ring-pd");
 	fd = mkstemp(path);
 	CHECK(fd >= 0, "mkstemp");
 	CHECK(pf_write_head(fd, evs, 2, 0, NULL) == 0, "head");

@@ -11,7 +11,6 @@
 #include "writer.h"
 #include "tap.h"
 
-static char tmpl[] = "/tmp/perf-ring-test-XXXXXX";
 
 static size_t fill(char *p, size_t cap, u64 *seq)
 {
@@ -33,13 +32,13 @@ static int run(int aio, int level)
 {
 	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4 };
 	struct writer w;
-	char path[64];
+	char path[4096];
 	u64 seq = 0, size, start = 100;
 	int fd, err;
 	char *back;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s", tmpl);
+	tap_tmpname(path, sizeof(path), "perf-ring-w");
 	fd = mkstemp(path);
 	CHECK(fd >= 0, "mkstemp");
 	CHECK(writer_start(&w, fd, start, &o) == 0, "start");
@@ -106,12 +105,12 @@ static int test_failure(void)
 {
 	struct writer_opts o = { .aio = 2, .level = 0, .chunk_size = 4096, .nchunks = 2 };
 	struct writer w;
-	char path[64];
+	char path[4096];
 	u64 seq = 0, size;
 	int fd, err;
 	struct chunk *c;
 
-	snprintf(path, sizeof(path), "%s", tmpl);
+	tap_tmpname(path, sizeof(path), "perf-ring-w");
 	fd = mkstemp(path);
 	CHECK(fd >= 0, "mkstemp");
 	close(fd);
