@@ -14,6 +14,9 @@
 
 KERNEL ?= post
 TARGETS ?= perf_ring
+# DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config).
+# QUICK=1: the short benchmark run.
+export DEBUG QUICK
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.

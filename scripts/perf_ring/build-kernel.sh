@@ -15,43 +15,50 @@ set -euo pipefail
 kernel=${1:?usage: build-kernel.sh pre|post|upstream}
 "$PR_ROOT/scripts/perf_ring/mktree.sh" "$kernel"
 
-tree=$PR_BUILD/kernel/$kernel
-out=$PR_BUILD/images/$kernel
-frag=$PR_ROOT/kernel/configs/perf_ring.config
+name=$kernel${DEBUG:+-debug}
+tree=$PR_BUILD/kernel/$name
+out=$PR_BUILD/images/$name
+frags=(perf_ring.config)
+[ -n "${DEBUG:-}" ] && frags+=(perf_ring-debug.config)
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"
 
-cfg_sum=$(sha256sum "$frag" | cut -d' ' -f1)
+cfg_sum=$(cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ]; then
-	pr_log "$kernel: configuring (tinyconfig + perf_ring.config)"
-	cp "$frag" kernel/configs/perf_ring.config
+	pr_log "$name: configuring (tinyconfig + ${frags[*]})"
 	make -s tinyconfig >/dev/null
-	make -s perf_ring.config >/dev/null
-	rm kernel/configs/perf_ring.config
-	# Every option of the fragment must have survived the merge.
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		grep -qx "$line" .config || pr_die "$kernel: $line from perf_ring.config is not in the final .config (a dependency is missing)"
-	done < "$frag"
+	for f in "${frags[@]}"; do
+		cp "$PR_ROOT/kernel/configs/$f" "kernel/configs/$f"
+		make -s "$f" >/dev/null
+		rm "kernel/configs/$f"
+	done
+	# Every option of the fragments must have survived the merge.
+	for f in "${frags[@]}"; do
+		while IFS= read -r line; do
+			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+			grep -qx "$line" .config ||
+				pr_die "$name: $line from $f is not in the final .config (a dependency is missing)"
+		done < "$PR_ROOT/kernel/configs/$f"
+	done
 	echo "$cfg_sum" > .perf_ring-config
 fi
 
 # Build with a progress line every 20 s instead of thousands of CC lines.
 log=$out/build.log
 t0=$(date +%s)
-pr_log "$kernel: building bzImage and modules with -j$jobs (log: ${log#"$PR_ROOT"/})"
+pr_log "$name: building bzImage and modules with -j$jobs (log: ${log#"$PR_ROOT"/})"
 make -j"$jobs" bzImage modules >"$log" 2>&1 &
 mk=$!
 trap 'kill $mk 2>/dev/null || true' EXIT INT TERM
 while kill -0 $mk 2>/dev/null; do
 	for _ in $(seq 20); do kill -0 $mk 2>/dev/null && sleep 1; done
 	kill -0 $mk 2>/dev/null &&
-		pr_log "$kernel: $(grep -c '^  CC' "$log" || true) objects compiled, $(pr_elapsed "$t0")"
+		pr_log "$name: $(grep -c '^  CC' "$log" || true) objects compiled, $(pr_elapsed "$t0")"
 done
 if ! wait $mk; then
 	grep -E 'error|Error' "$log" | head -n 20 >&2 || true
-	pr_die "$kernel: kernel build failed, see ${log#"$PR_ROOT"/}"
+	pr_die "$name: kernel build failed, see ${log#"$PR_ROOT"/}"
 fi
 trap - EXIT INT TERM
 cp arch/x86/boot/bzImage "$out/bzImage"
@@ -60,12 +67,12 @@ cc_n=$(grep -c '^  CC' "$log" || true)
 # The Kbuild file at the top of perf_ring builds the ABI check module
 # against this tree. Kbuild writes its objects next to the sources, so
 # build it from a copy under build/.
-abi=$PR_BUILD/abi/$kernel
+abi=$PR_BUILD/abi/$name
 mkdir -p "$abi"
 rsync -a --delete --include='/Kbuild' --include='/kernel/' --include='/kernel/abi/***' \
 	--exclude='*' "$PR_ROOT/" "$abi/"
 make -s -j"$jobs" M="$abi" modules >>"$log" 2>&1 ||
-	pr_die "$kernel: the Kbuild ABI module failed to build, see ${log#"$PR_ROOT"/}"
+	pr_die "$name: the Kbuild ABI module failed to build, see ${log#"$PR_ROOT"/}"
 cp "$abi/kernel/abi/perf_ring_abi.ko" "$out/"
 echo "$(make -s kernelrelease)" > "$out/release"
-pr_log "$kernel: $(cat "$out/release") built in $(pr_elapsed "$t0") ($cc_n objects compiled)"
+pr_log "$name: $(cat "$out/release") built in $(pr_elapsed "$t0") ($cc_n objects compiled)"

@@ -12,9 +12,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${1:?usage: initramfs.sh pre|post|upstream}
-tree=$PR_BUILD/kernel/$kernel
-img=$PR_BUILD/images/$kernel
-work=$PR_BUILD/initramfs/$kernel
+name=$kernel${DEBUG:+-debug}
+tree=$PR_BUILD/kernel/$name
+img=$PR_BUILD/images/$name
+work=$PR_BUILD/initramfs/$name
 [ -f "$img/bzImage" ] || pr_die "no kernel image for $kernel; run 'make kernel KERNEL=$kernel'"
 [ -x "$tree/usr/gen_init_cpio" ] || pr_die "$tree/usr/gen_init_cpio is missing (kernel tree not built?)"
 [ -x /bin/busybox ] || pr_die "/bin/busybox is missing; run 'make deps'"
@@ -74,4 +75,4 @@ list=$work/cpio.list
 
 "$tree/usr/gen_init_cpio" "$list" | gzip -1 > "$img/initramfs.cpio.gz.tmp"
 mv "$img/initramfs.cpio.gz.tmp" "$img/initramfs.cpio.gz"
-pr_log "$kernel: initramfs with $(wc -l < "$work/selftests/list") selftest(s), $(du -h "$img/initramfs.cpio.gz" | cut -f1)"
+pr_log "$name: initramfs with $(wc -l < "$work/selftests/list") selftest(s), $(du -h "$img/initramfs.cpio.gz" | cut -f1)"

@@ -43,6 +43,8 @@ trap 'echo "$old" > "$para"' EXIT
 echo 2 > "$para"
 pr_log "kselftest: $* as $user with perf_event_paranoid=2 ($(uname -r))"
 chmod -R a+rX "$inst"
+# The runner reopens /dev/stdout: give the user a pipe of its own, not
+# root's pipe into tee.
 (cd "$inst" && setpriv --reuid="$user" --regid="$(id -gn "$user")" --clear-groups --inh-caps=-all \
-	./run_kselftest.sh) 2>&1 | tee "$log"
+	sh -c './run_kselftest.sh 2>&1 | cat') 2>&1 | tee "$log"
 "$PR_ROOT/scripts/perf_ring/tap-check.sh" "kselftest $* as $user" "$log"

@@ -21,6 +21,8 @@ set -euo pipefail
 
 kernel=${1:?usage: mktree.sh pre|post|upstream}
 case "$kernel" in pre|post|upstream) ;; *) pr_die "KERNEL=$kernel: use pre, post or upstream" ;; esac
+# DEBUG=1 builds the same source in its own tree, build/kernel/<KERNEL>-debug.
+name=$kernel${DEBUG:+-debug}
 
 kdir=$PR_BUILD/kernel
 origin=$kdir/origin
@@ -52,7 +54,7 @@ if [ "$kernel" != upstream ]; then
 	if git -C "$origin" rev-parse -q --verify pre >/dev/null &&
 	   [ "$(cat "$origin/.perf_ring-pre-edits" 2>/dev/null)" != "$edits_sum" ]; then
 		pr_log "pre-edits.pl changed since the PRE commit was made: starting the kernel trees over"
-		for t in pre post upstream; do rm -rf "${kdir:?}/$t"; done
+		for t in pre post upstream pre-debug post-debug upstream-debug; do rm -rf "${kdir:?}/$t"; done
 		git -C "$origin" checkout -q -f base
 		git -C "$origin" tag -d pre >/dev/null
 	fi
@@ -72,13 +74,14 @@ if [ "$kernel" != upstream ]; then
 	fi
 fi
 
-tree=$kdir/$kernel
+tree=$kdir/$name
 if [ ! -d "$tree/.git" ]; then
 	src=$origin
 	for s in pre post upstream; do
+		s=$s${DEBUG:+-debug}
 		if [ -f "$kdir/$s/vmlinux" ]; then src=$kdir/$s; break; fi
 	done
-	pr_log "$kernel: copying the tree from ${src#"$kdir"/}"
+	pr_log "$name: copying the tree from ${src#"$kdir"/}"
 	rm -rf "$tree"
 	cp -a "$src" "$tree"
 	rm -f "$tree/.perf_ring-series"
@@ -114,9 +117,9 @@ if [ -f "$PR_ROOT/kernel/series" ]; then
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
 		git "${git_id[@]}" am -q --committer-date-is-author-date "$PR_ROOT/kernel/$p" ||
-			pr_die "post: kernel/$p does not apply on PRE (git am in ${tree#"$PR_ROOT"/})"
+			pr_die "$name: kernel/$p does not apply on PRE (git am in ${tree#"$PR_ROOT"/})"
 		n=$((n + 1))
 	done < "$PR_ROOT/kernel/series"
 fi
 echo "$want" > .perf_ring-series
-pr_log "post: PRE plus $n patch(es) from kernel/series"
+pr_log "$name: PRE plus $n patch(es) from kernel/series"

@@ -6,6 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${1:?usage: qemu-check.sh pre|post|upstream}
-log=$PR_BUILD/images/$kernel/console-check.log
+name=$kernel${DEBUG:+-debug}
+log=$PR_BUILD/images/$name/console-check.log
 "$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" check "$log" "${QEMU_TIMEOUT:-900}"
-"$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $kernel" "$log"
+"$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $name" "$log"

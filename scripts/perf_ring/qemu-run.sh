@@ -19,9 +19,10 @@ kernel=${1:?usage: qemu-run.sh KERNEL MODE LOG [TIMEOUT]}
 mode=${2:?mode}
 log=${3:?log}
 tmo=${4:-900}
-img=$PR_BUILD/images/$kernel
+name=$kernel${DEBUG:+-debug}
+img=$PR_BUILD/images/$name
 [ -f "$img/bzImage" ] && [ -f "$img/initramfs.cpio.gz" ] ||
-	pr_die "$kernel: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
+	pr_die "$name: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
 
 qemu_pid=
 cleanup() {
@@ -88,7 +89,7 @@ kvm_works() {
 rm -f "$log"
 if [ "$mode" = bench ]; then
 	accel=(-accel tcg -icount shift=0,align=off,sleep=off -smp 1)
-	pr_log "$kernel: QEMU TCG with -icount shift=0,align=off,sleep=off, 1 vCPU"
+	pr_log "$name: QEMU TCG with -icount shift=0,align=off,sleep=off, 1 vCPU"
 else
 	case "${ACCEL:-auto}" in
 	kvm) use_kvm=1 ;;
@@ -97,10 +98,10 @@ else
 	esac
 	if [ "$use_kvm" = 1 ]; then
 		accel=(-enable-kvm -cpu host -smp "${QEMU_SMP:-2}")
-		pr_log "$kernel: QEMU with KVM, ${QEMU_SMP:-2} vCPUs"
+		pr_log "$name: QEMU with KVM, ${QEMU_SMP:-2} vCPUs"
 	else
 		accel=(-accel tcg,thread=multi -cpu max -smp "${QEMU_SMP:-2}")
-		pr_log "$kernel: QEMU with TCG (software emulation), ${QEMU_SMP:-2} vCPUs"
+		pr_log "$name: QEMU with TCG (software emulation), ${QEMU_SMP:-2} vCPUs"
 	fi
 fi
 
@@ -108,6 +109,6 @@ t0=$(date +%s)
 boot "${accel[@]}"
 if ! wait_marker "$tmo"; then
 	cleanup
-	pr_die "$kernel: the guest did not finish within ${tmo}s (timeout or crash); console in ${log#"$PR_ROOT"/}"
+	pr_die "$name: the guest did not finish within ${tmo}s (timeout or crash); console in ${log#"$PR_ROOT"/}"
 fi
-pr_log "$kernel: guest finished in $(pr_elapsed "$t0")"
+pr_log "$name: guest finished in $(pr_elapsed "$t0")"
