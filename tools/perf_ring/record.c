@@ -58,7 +58,9 @@ struct rec {
 	u64 sample_type;
 	u32 id_hdr;
 	struct idmap idmap;
-	struct pbuf synth;
+	struct pbuf synth;		/* kernel map; threads when streaming */
+	struct pbuf synth_live;		/* flight recorder: threads, refreshed */
+	u64 synth_live_ns;
 	struct synth_result synth_res;
 	pid_t child;
 	int go_fd, err_fd;
@@ -506,6 +508,38 @@ static int file_close(struct rec *r, bool *ok)
 	return werr ?: err;
 }
 
+/*
+ * Flight recorder: the COMM and MMAP records of the targets were written
+ * long before a snapshot and are overwritten by then, so every snapshot
+ * carries freshly synthesized ones.  They are refreshed while the targets
+ * live (at least every second, and at each snapshot), so the final
+ * snapshot, taken after the workload exited, still names it.
+ */
+static void refresh_live_synth(struct rec *r, bool force)
+{
+	struct pbuf b = { 0 };
+	struct synth_result res;
+	pid_t child = r->child;
+	int err;
+
+	if (!r->o->overwrite || (!force && now_ns() - r->synth_live_ns < 1000000000ULL))
+		return;
+	if (r->o->workload && child <= 0)
+		return;		/* gone: keep the last picture */
+	if (r->o->workload)
+		err = synth_threads(&child, 1, 1, r->id_hdr, &b, &res);
+	else
+		err = synth_threads(r->o->npids ? r->o->pids : NULL, r->o->npids,
+				    r->o->synth_threads, r->id_hdr, &b, &res);
+	r->synth_live_ns = now_ns();
+	if (err || !res.nr_threads) {
+		pbuf_free(&b);
+		return;
+	}
+	pbuf_free(&r->synth_live);
+	r->synth_live = b;
+}
+
 static int emit_synth(struct rec *r)
 {
 	struct perf_event_header h = { .type = PF_RECORD_FINISHED_INIT, .size = sizeof(h) };
@@ -513,6 +547,8 @@ static int emit_synth(struct rec *r)
 
 	if (r->synth.len)
 		err = emit(r, r->synth.p, r->synth.len);
+	if (!err && r->synth_live.len)
+		err = emit(r, r->synth_live.p, r->synth_live.len);
 	if (!err)
 		err = emit(r, &h, sizeof(h));
 	return err;
@@ -848,7 +884,7 @@ int cmd_record(int argc, char **argv)
 	r.id_hdr = synth_id_hdr_size(r.sample_type);
 	if (synth_kernel_mmap(&r.synth, r.id_hdr) && o.verbose)
 		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
-	if (!o.workload) {
+	if (!o.workload && !o.overwrite) {
 		err = synth_threads(o.npids ? o.pids : NULL, o.npids, o.synth_threads, r.id_hdr,
 				    &r.synth, &r.synth_res);
 		if (err)
@@ -911,6 +947,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		enable_all(&r, true);
 	}
+	refresh_live_synth(&r, true);
 
 	while (!err && !wl_failed) {
 		if (stop_sig)
@@ -952,11 +989,13 @@ int cmd_record(int argc, char **argv)
 			struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 			nanosleep(&ts, NULL);
+			refresh_live_synth(&r, false);
 			if (usr2_pending && o.switch_signal) {
 				char path[4096];
 
 				usr2_pending = 0;
 				snapshot_name(&r, path, sizeof(path));
+				refresh_live_synth(&r, true);
 				err = take_snapshot(&r, path);
 			}
 		}
