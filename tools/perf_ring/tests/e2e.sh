@@ -158,6 +158,11 @@ for z in "" "-z"; do
 			$([ "$f" = "$last" ] && echo --ends-at-newest))
 		if [ $? = 0 ]; then good=$((good + 1)); else nok "overwrite $z: $f holds one contiguous run" "$seq"; fi
 	done
+	if perf script -i "$last" 2>/dev/null | head -1 | grep -q '^ *close-loop '; then
+		ok "overwrite $z: the last snapshot names the workload (synthesized COMM)"
+	else
+		nok "overwrite $z: the last snapshot names the workload" "$(perf script -i "$last" 2>&1 | head -1)"
+	fi
 	[ $good = "$nf" ] && ok "overwrite $z: $nf snapshots, each one contiguous run of close() sequence numbers, the last ends at the newest"
 	# every close() is either in a snapshot or counted as overwritten
 	ow=$(sed -n 's/.* \([0-9]*\) overwritten,.*/\1/p' fr.err | tail -1)
