@@ -20,16 +20,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "cmdline.h"
-#include "counts.h"
-#include "perfdata.h"
-#include "ring.h"
-#include "synth.h"
-#include "tracing.h"
-#include "writer.h"
-
-#define CHUNK_SIZE (1u << 20)
-#define NR_CHUNKS 16
+#include "record.h"
 
 static volatile sig_atomic_t stop_sig, usr2_pending, child_exited;
 
@@ -37,78 +28,9 @@ static void on_stop(int sig) { stop_sig = sig; }
 static void on_usr2(int sig) { (void)sig; usr2_pending = 1; }
 static void on_chld(int sig) { (void)sig; child_exited = 1; }
 
-struct efd {
-	int fd;
-	int ev;
-	int ring;
-};
-
-struct rec {
-	struct record_opts *o;
-	struct pf_event *evs;
-	int nev;
-	int cpus[MAX_CPUS], ncpu;
-	pid_t *thr;			/* -1: any task */
-	int nthr;
-	struct efd *fds;
-	int nfds;
-	struct ring *rings;
-	int nrings;
-	struct pollfd *pfd;
-	u64 sample_type;
-	u32 id_hdr;
-	struct idmap idmap;
-	struct pbuf synth;		/* kernel map; threads when streaming */
-	struct pbuf synth_live;		/* flight recorder: threads, refreshed */
-	u64 synth_live_ns;
-	struct synth_result synth_res;
-	pid_t child;
-	int go_fd, err_fd;
-	/* the current output file */
-	int out_fd;
-	char out_path[4096];
-	u64 data_off;
-	struct writer w;
-	bool writer_on;
-	struct chunk *cur;
-	struct pf_counts cnt;		/* this file */
-	u64 *ev_samples;		/* this file, per event */
-	/* whole run */
-	u64 run_samples, run_lost, run_raw, run_out, run_records;
-	u64 run_overwritten;
-	int nfiles;
-	const char *writer_used;
-	int fail;			/* first fatal error, negative errno */
-	char fail_msg[512];
-	/* flight recorder */
-	char *scratch, *snap;
-	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
-	u64 exp_cum, new_cum, deficit;
-	u64 snap_overwritten;		/* for the file being written */
-	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
-	u64 *snap_head;
-	u64 run_unique;			/* distinct samples over all snapshots */
-	bool *ring_seen;
-	u64 *ring_last_head;
-};
-
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-static void fail(struct rec *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void fail(struct rec *r, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (r->fail)
-		return;
-	r->fail = err ? err : -EIO;
-	va_start(ap, fmt);
-	vsnprintf(r->fail_msg, sizeof(r->fail_msg), fmt, ap);
-	va_end(ap);
 }
 
 /* ---- setup ---- */
@@ -249,7 +171,7 @@ static int open_events(struct rec *r)
 					if (en == ESRCH && r->thr[t] > 0)
 						continue;	/* thread exited meanwhile */
 					events_open_error(ev, en, msg, sizeof(msg));
-					fail(r, -en, "%s (cpu %d)", msg, r->cpus[c]);
+					rec_fail(r, -en, "%s (cpu %d)", msg, r->cpus[c]);
 					return -en;
 				}
 				r->fds[r->nfds++] = (struct efd){ fd, e, r->nrings };
@@ -258,7 +180,7 @@ static int open_events(struct rec *r)
 					int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
 
 					if (err) {
-						fail(r, err, "mmap of a %llu kB buffer on cpu %d: %s%s",
+						rec_fail(r, err, "mmap of a %llu kB buffer on cpu %d: %s%s",
 						     (unsigned long long)o->mmap_bytes >> 10, r->cpus[c],
 						     strerror(-err), err == -EPERM ?
 						     " (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
@@ -270,14 +192,14 @@ static int open_events(struct rec *r)
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
 					int en = errno;
 
-					fail(r, -en, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
+					rec_fail(r, -en, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
 					     ev->name, r->cpus[c], strerror(en));
 					return -en;
 				}
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
 					int en = errno;
 
-					fail(r, -en, "%s: PERF_EVENT_IOC_ID: %s", ev->name, strerror(en));
+					rec_fail(r, -en, "%s: PERF_EVENT_IOC_ID: %s", ev->name, strerror(en));
 					return -en;
 				}
 				ev->ids[ev->nr_ids++] = id;
@@ -285,7 +207,7 @@ static int open_events(struct rec *r)
 		}
 	}
 	if (!r->nfds) {
-		fail(r, -ESRCH, "no thread to record (the process exited?)");
+		rec_fail(r, -ESRCH, "no thread to record (the process exited?)");
 		return -ESRCH;
 	}
 	{
@@ -306,253 +228,6 @@ static void enable_all(struct rec *r, bool on)
 		ioctl(r->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* ---- output files ---- */
-
-static void snapshot_name(struct rec *r, char *buf, size_t len)
-{
-	struct timespec ts;
-	struct tm tm;
-	char stamp[32];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	snprintf(buf, len, "%s.%s%03ld", r->o->output, stamp, ts.tv_nsec / 1000000);
-	for (int i = 1; access(buf, F_OK) == 0; i++)
-		snprintf(buf, len, "%s.%s%03ld-%d", r->o->output, stamp,
-			 ts.tv_nsec / 1000000, i);
-}
-
-static int file_open(struct rec *r, const char *path)
-{
-	struct writer_opts wo = {
-		.aio = r->o->aio, .level = r->o->level,
-		.chunk_size = CHUNK_SIZE, .nchunks = NR_CHUNKS,
-	};
-	int err;
-
-	snprintf(r->out_path, sizeof(r->out_path), "%s", path);
-	r->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (r->out_fd < 0) {
-		err = -errno;
-		fail(r, err, "cannot create output '%s': %s", path, strerror(errno));
-		return err;
-	}
-	memset(&r->cnt, 0, sizeof(r->cnt));
-	r->round_bytes = 0;
-	memset(r->ev_samples, 0, r->nev * sizeof(u64));
-	r->data_off = pf_data_offset(r->evs, r->nev);
-	err = pf_write_head(r->out_fd, r->evs, r->nev, 0, NULL);
-	if (err) {
-		fail(r, err, "writing the header of '%s': %s", path, strerror(-err));
-		return err;
-	}
-	err = writer_start(&r->w, r->out_fd, r->data_off, &wo);
-	if (err) {
-		fail(r, err, "starting the writer for '%s': %s", path, strerror(-err));
-		return err;
-	}
-	r->writer_on = true;
-	r->cur = NULL;
-	return 0;
-}
-
-/* Room for len bytes in the current chunk; NULL once the writer failed. */
-static char *chunk_room(struct rec *r, size_t len)
-{
-	if (r->cur && r->cur->cap - r->cur->len >= len)
-		return r->cur->buf + r->cur->len;
-	if (r->cur) {
-		writer_put(&r->w, r->cur);
-		r->cur = NULL;
-	}
-	r->cur = writer_get(&r->w);
-	if (!r->cur)
-		return NULL;
-	return r->cur->buf;
-}
-
-/* Append whole records to the file; they are counted on the way. */
-static int emit(struct rec *r, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	counts_walk(&r->cnt, r->ev_samples, &r->idmap, buf, len);
-	while (len) {
-		size_t n = 0;
-		char *dst;
-
-		/* cut on record boundaries, at most one chunk at a time */
-		while (n < len) {
-			struct perf_event_header h;
-
-			memcpy(&h, p + n, sizeof(h));
-			if (n + h.size > CHUNK_SIZE)
-				break;
-			n += h.size;
-		}
-		dst = chunk_room(r, n);
-		if (!dst)
-			return -EIO;
-		memcpy(dst, p, n);
-		r->cur->len += n;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int emit_round(struct rec *r)
-{
-	struct perf_event_header h = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(h) };
-
-	return emit(r, &h, sizeof(h));
-}
-
-static int file_close(struct rec *r, bool *ok)
-{
-	struct pf_meta meta = {
-		.argc = r->o->argc, .argv = r->o->argv,
-		.first_time = r->cnt.first_time, .last_time = r->cnt.last_time,
-		.tracefs = tracefs_path(),
-		.flight = r->o->overwrite,
-		.overwritten = r->snap_overwritten,
-		.snapshot = r->nfiles + 1,
-	};
-	u64 features[PF_FEAT_BITS / 64] = { 0 };
-	struct pbuf fb = { 0 };
-	u64 data_size;
-	int werr, err;
-
-	if (!r->writer_on)
-		return 0;
-	if (r->cur) {
-		if (r->cur->len)
-			writer_put(&r->w, r->cur);
-		else
-			writer_release(&r->w, r->cur);
-		r->cur = NULL;
-	}
-	werr = writer_finish(&r->w, &data_size);
-	r->writer_on = false;
-	r->writer_used = writer_kind(&r->w);
-	if (r->o->level) {
-		meta.comp.on = true;
-		meta.comp.level = r->o->level;
-		meta.comp.ratio = r->w.out_bytes ? (r->w.raw_bytes + r->w.out_bytes / 2) / r->w.out_bytes : 0;
-		meta.comp.mmap_len = COMP_MMAP_LEN;
-	}
-	if (werr) {
-		fail(r, werr, "writing '%s': %s; the file keeps the %llu bytes of data written before the failure",
-		     r->out_path, strerror(-werr), (unsigned long long)data_size);
-		/* the records counted but not on file are unknown: recount is in report */
-	}
-	/*
-	 * Drop any partial write beyond what is known to be on file, then
-	 * the features.  If they do not fit (ENOSPC), cut the data back one
-	 * write at a time (whole records) to make room for them: a file
-	 * without its tracing data cannot be decoded.
-	 */
-	for (int tries = 0;; tries++) {
-		if (ftruncate(r->out_fd, r->data_off + data_size) && !werr)
-			werr = -errno;
-		pbuf_free(&fb);
-		err = pf_build_features(r->evs, r->nev, &meta, r->data_off + data_size, features, &fb);
-		if (!err)
-			err = pwrite_full(r->out_fd, fb.p, fb.len, r->data_off + data_size);
-		if (!err || err != -ENOSPC || tries >= 64 || !data_size)
-			break;
-		data_size = writer_boundary_before(&r->w, data_size);
-		fprintf(stderr, "perf-ring record: '%s': no room for the feature sections; "
-			"data cut back to %llu bytes\n", r->out_path, (unsigned long long)data_size);
-	}
-	if (err) {
-		if (ftruncate(r->out_fd, r->data_off + data_size)) {
-			/* nothing more to do */
-		}
-		memset(features, 0, sizeof(features));
-		fprintf(stderr, "perf-ring record: '%s': feature sections not written: %s\n",
-			r->out_path, strerror(-err));
-	}
-	writer_free(&r->w);
-	pbuf_free(&fb);
-	err = pf_write_head(r->out_fd, r->evs, r->nev, data_size, features);
-	if (err)
-		fail(r, err, "finalizing the header of '%s': %s", r->out_path, strerror(-err));
-	if (close(r->out_fd) && !err) {
-		err = -errno;
-		fail(r, err, "closing '%s': %s", r->out_path, strerror(errno));
-	}
-	r->out_fd = -1;
-	r->run_raw += r->w.raw_bytes;
-	r->run_out += r->w.out_bytes;
-	r->run_samples += r->cnt.nr[PERF_RECORD_SAMPLE];
-	r->run_lost += r->cnt.lost;
-	r->run_records += r->cnt.total;
-	r->nfiles++;
-	if (r->o->verbose) {
-		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
-			"writer: compress %.1f ms, write %.1f ms, %llu writes\n",
-			r->w.get_wait_ns / 1e6, r->w.comp_ns / 1e6, r->w.write_ns / 1e6,
-			(unsigned long long)r->w.nwrites);
-		fprintf(stderr, "perf-ring record: %s: %llu records", r->out_path,
-			(unsigned long long)r->cnt.total);
-		for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)
-			if (r->cnt.nr[t])
-				fprintf(stderr, ", %s %llu", pf_record_name(t) ?: "?",
-					(unsigned long long)r->cnt.nr[t]);
-		fprintf(stderr, "\n");
-	}
-	if (ok)
-		*ok = !werr && !err;
-	return werr ?: err;
-}
-
-/*
- * Flight recorder: the COMM and MMAP records of the targets were written
- * long before a snapshot and are overwritten by then, so every snapshot
- * carries freshly synthesized ones.  They are refreshed while the targets
- * live (at least every second, and at each snapshot), so the final
- * snapshot, taken after the workload exited, still names it.
- */
-static void refresh_live_synth(struct rec *r, bool force)
-{
-	struct pbuf b = { 0 };
-	struct synth_result res;
-	pid_t child = r->child;
-	int err;
-
-	if (!r->o->overwrite || (!force && now_ns() - r->synth_live_ns < 1000000000ULL))
-		return;
-	if (r->o->workload && child <= 0)
-		return;		/* gone: keep the last picture */
-	if (r->o->workload)
-		err = synth_threads(&child, 1, 1, r->id_hdr, &b, &res);
-	else
-		err = synth_threads(r->o->npids ? r->o->pids : NULL, r->o->npids,
-				    r->o->synth_threads, r->id_hdr, &b, &res);
-	r->synth_live_ns = now_ns();
-	if (err || !res.nr_threads) {
-		pbuf_free(&b);
-		return;
-	}
-	pbuf_free(&r->synth_live);
-	r->synth_live = b;
-}
-
-static int emit_synth(struct rec *r)
-{
-	struct perf_event_header h = { .type = PF_RECORD_FINISHED_INIT, .size = sizeof(h) };
-	int err = 0;
-
-	if (r->synth.len)
-		err = emit(r, r->synth.p, r->synth.len);
-	if (!err && r->synth_live.len)
-		err = emit(r, r->synth_live.p, r->synth_live.len);
-	if (!err)
-		err = emit(r, &h, sizeof(h));
-	return err;
-}
 
 /* ---- streaming ---- */
 
@@ -566,7 +241,7 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
 		if (!avail || (!all && avail < r->o->mmap_flush))
 			return 0;
 		if (!r->cur || r->cur->cap - r->cur->len < sizeof(struct perf_event_header) * 64) {
-			dst = chunk_room(r, CHUNK_SIZE);
+			dst = rec_chunk_room(r, CHUNK_SIZE);
 			if (!dst)
 				return -EIO;
 		}
@@ -574,7 +249,7 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
 		if (n < 0)
 			return n;
 		if (n == 0) {	/* next record does not fit: new chunk */
-			if (!chunk_room(r, CHUNK_SIZE))
+			if (!rec_chunk_room(r, CHUNK_SIZE))
 				return -EIO;
 			continue;
 		}
@@ -600,7 +275,7 @@ static int read_round(struct rec *r, bool all)
 			return err;
 	}
 	if (r->cnt.bytes - r->round_bytes >= (all ? 1 : ROUND_BYTES)) {
-		err = emit_round(r);
+		err = rec_emit_round(r);
 		r->round_bytes = r->cnt.bytes;
 		return err;
 	}
@@ -619,146 +294,6 @@ static u64 max_avail(struct rec *r)
 			m = a;
 	}
 	return m;
-}
-
-/* ---- flight recorder ---- */
-
-static u64 read_counter(int fd)
-{
-	u64 v = 0;
-
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
-}
-
-/*
- * A snapshot: copy every CPU buffer (ring_bwd_snapshot), then keep one
- * complete window of time.  A buffer that has wrapped lost everything
- * before its oldest record; records of other CPUs older than that would
- * sit next to a hole, so the window starts at the newest of the oldest
- * timestamps of the wrapped buffers.
- */
-static int take_snapshot(struct rec *r, const char *path)
-{
-	u64 snap_new = 0, expected = 0, t_cut = 0, copy_ns;
-	size_t sz = r->o->mmap_bytes;
-	long *len;
-	int err = 0;
-
-	if (!r->scratch) {
-		r->scratch = malloc(sz);
-		r->snap = malloc(sz * r->nrings);
-		r->cnt_prev = calloc(r->nfds, sizeof(u64));
-		r->ring_seen = calloc(r->nrings, sizeof(bool));
-		r->ring_last_head = calloc(r->nrings, sizeof(u64));
-		r->snap_head = calloc(r->nrings, sizeof(u64));
-		if (!r->scratch || !r->snap || !r->cnt_prev || !r->ring_seen ||
-		    !r->ring_last_head || !r->snap_head)
-			return -ENOMEM;
-	}
-	len = calloc(r->nrings, sizeof(*len));
-	if (!len)
-		return -ENOMEM;
-	copy_ns = now_ns();
-	for (int i = 0; i < r->nrings; i++) {
-		struct ring *rg = &r->rings[i];
-		struct bwd_snap s;
-		char *dst = r->snap + i * sz;
-
-		len[i] = ring_bwd_snapshot(rg, r->scratch, dst, sz, r->o->snapshot_pause, &s);
-		if (len[i] < 0) {
-			err = (int)len[i];
-			break;
-		}
-		r->snap_head[i] = s.head;
-		/* wrapped: more was written than the buffer holds */
-		if (0 - s.head > sz && len[i] > 0) {
-			u64 t = 0;
-
-			for (long pos = 0; pos < len[i] && !t;) {
-				struct perf_event_header h;
-
-				memcpy(&h, dst + pos, sizeof(h));
-				t = record_time(dst + pos, r->sample_type);
-				pos += h.size;
-			}
-			if (t > t_cut)
-				t_cut = t;
-		}
-	}
-	copy_ns = now_ns() - copy_ns;
-	/* counters: samples generated up to now */
-	for (int i = 0; i < r->nfds && !err; i++) {
-		struct pf_event *ev = &r->evs[r->fds[i].ev];
-		u64 v = read_counter(r->fds[i].fd);
-
-		if (!ev->attr.freq && ev->attr.sample_period)
-			expected += (v - r->cnt_prev[i]) / ev->attr.sample_period;
-		r->cnt_prev[i] = v;
-	}
-	if (!err)
-		err = file_open(r, path);
-	if (!err)
-		err = emit_synth(r);
-	for (int i = 0; i < r->nrings && !err; i++) {
-		char *p = r->snap + i * sz;
-		/* bytes newer than the previous snapshot's head: at the end */
-		u64 new_bytes = r->ring_seen[i] ? r->ring_last_head[i] - r->snap_head[i]
-						: 0 - r->snap_head[i];
-		long pos = 0, keep = 0;
-
-		/* drop what lies before the window (oldest first, so a prefix) */
-		while (pos < len[i]) {
-			struct perf_event_header h;
-			u64 t = record_time(p + pos, r->sample_type);
-
-			memcpy(&h, p + pos, sizeof(h));
-			if (t && t >= t_cut)
-				break;
-			/* untimed records go with what follows them */
-			pos += h.size;
-			if (t)
-				keep = pos;
-		}
-		pos = keep;
-		for (long q = pos; q < len[i];) {
-			struct perf_event_header h;
-
-			memcpy(&h, p + q, sizeof(h));
-			if ((u64)(len[i] - q) <= new_bytes && h.type == PERF_RECORD_SAMPLE)
-				snap_new++;
-			q += h.size;
-		}
-		r->ring_seen[i] = true;
-		r->ring_last_head[i] = r->snap_head[i];
-		err = emit(r, p + pos, len[i] - pos);
-	}
-	free(len);
-	if (!err)
-		err = emit_round(r);
-	r->exp_cum += expected;
-	r->new_cum += snap_new;
-	{
-		u64 d = r->exp_cum > r->new_cum ? r->exp_cum - r->new_cum : 0;
-		u64 interval = d > r->deficit ? d - r->deficit : 0;
-
-		r->deficit = d;
-		r->run_overwritten += interval;
-		r->snap_overwritten = interval;
-		r->run_unique += snap_new;
-		if (!r->o->quiet)
-			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
-				"%llu overwritten since the last snapshot ]\n",
-				path, (unsigned long long)r->cnt.total,
-				(unsigned long long)snap_new, (unsigned long long)interval);
-		if (r->o->verbose)
-			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
-				copy_ns / 1e3, r->o->snapshot_pause ? " (paused)" : "");
-	}
-	if (err && !r->fail)
-		fail(r, err, "snapshot '%s': %s", path, strerror(-err));
-	return file_close(r, NULL) ?: err;
 }
 
 /* ---- main ---- */
@@ -901,13 +436,13 @@ int cmd_record(int argc, char **argv)
 		char path[4096];
 
 		if (o.switch_signal)
-			snapshot_name(&r, path, sizeof(path));
+			rec_snapshot_name(&r, path, sizeof(path));
 		else
 			snprintf(path, sizeof(path), "%s", o.output);
-		err = file_open(&r, path);
+		err = rec_file_open(&r, path);
 		if (err)
 			goto out_early;
-		err = emit_synth(&r);
+		err = rec_emit_synth(&r);
 	} else {
 		/* check the output location now, not at the first snapshot */
 		char path[4096];
@@ -924,7 +459,7 @@ int cmd_record(int argc, char **argv)
 				close(fd);
 		}
 		if (fd < 0) {
-			fail(&r, -errno, "cannot create output '%s': %s", path, strerror(errno));
+			rec_fail(&r, -errno, "cannot create output '%s': %s", path, strerror(errno));
 			err = r.fail;
 			goto out_early;
 		}
@@ -947,7 +482,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		enable_all(&r, true);
 	}
-	refresh_live_synth(&r, true);
+	rec_refresh_live_synth(&r, true);
 
 	while (!err && !wl_failed) {
 		if (stop_sig)
@@ -975,13 +510,13 @@ int cmd_record(int argc, char **argv)
 				usr2_pending = 0;
 				err = read_round(&r, true);
 				if (!err)
-					err = file_close(&r, NULL);
+					err = rec_file_close(&r, NULL);
 				if (err)
 					break;
-				snapshot_name(&r, path, sizeof(path));
-				err = file_open(&r, path);
+				rec_snapshot_name(&r, path, sizeof(path));
+				err = rec_file_open(&r, path);
 				if (!err)
-					err = emit_synth(&r);
+					err = rec_emit_synth(&r);
 				if (!err && !o.quiet)
 					fprintf(stderr, "[ perf-ring record: switched to %s ]\n", path);
 			}
@@ -989,14 +524,14 @@ int cmd_record(int argc, char **argv)
 			struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 			nanosleep(&ts, NULL);
-			refresh_live_synth(&r, false);
+			rec_refresh_live_synth(&r, false);
 			if (usr2_pending && o.switch_signal) {
 				char path[4096];
 
 				usr2_pending = 0;
-				snapshot_name(&r, path, sizeof(path));
-				refresh_live_synth(&r, true);
-				err = take_snapshot(&r, path);
+				rec_snapshot_name(&r, path, sizeof(path));
+				rec_refresh_live_synth(&r, true);
+				err = rec_take_snapshot(&r, path);
 			}
 		}
 	}
@@ -1017,16 +552,16 @@ int cmd_record(int argc, char **argv)
 		if (err == -EIO && writer_failed(&r.w))
 			err = 0;	/* reported by file_close */
 		if (err)
-			fail(&r, err, "reading the ring buffers: %s", strerror(-err));
-		file_close(&r, NULL);
+			rec_fail(&r, err, "reading the ring buffers: %s", strerror(-err));
+		rec_file_close(&r, NULL);
 	} else if (!err && !wl_failed) {
 		char path[4096];
 
 		if (o.switch_signal)
-			snapshot_name(&r, path, sizeof(path));
+			rec_snapshot_name(&r, path, sizeof(path));
 		else
 			snprintf(path, sizeof(path), "%s", o.output);
-		take_snapshot(&r, path);
+		rec_take_snapshot(&r, path);
 	}
 
 	summary(&r);
@@ -1053,7 +588,7 @@ out_early:
 		waitpid(r.child, NULL, 0);
 	}
 	if (r.writer_on)
-		file_close(&r, NULL);
+		rec_file_close(&r, NULL);
 	fprintf(stderr, "perf-ring record: %s\n", r.fail_msg[0] ? r.fail_msg : strerror(-err));
 	return 1;
 }
