@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <dirent.h>
 
 #include "perfdata.h"
 #include "tracing.h"
@@ -184,6 +185,103 @@ static u64 total_mem_kb(void)
 	return kb;
 }
 
+/* "0-3\n" style sysfs list of a CPU, without the newline; NULL if absent. */
+static char *cpu_file(int cpu, const char *name, const char *alt)
+{
+	char path[128], *s = NULL;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, name);
+	if (read_text_file(path, &s, NULL) && alt) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
+		if (read_text_file(path, &s, NULL))
+			s = NULL;
+	}
+	if (s)
+		s[strcspn(s, "\n")] = 0;
+	return s;
+}
+
+/* Distinct lists in order of first appearance, as perf writes them. */
+static void topo_lists(struct pbuf *b, int nr, const char *name, const char *alt)
+{
+	char *seen[nr > 0 ? nr : 1];
+	int n = 0;
+
+	for (int c = 0; c < nr; c++) {
+		char *s = cpu_file(c, name, alt);
+		bool dup = false;
+
+		if (!s)
+			continue;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(seen[i], s))
+				dup = true;
+		if (dup)
+			free(s);
+		else
+			seen[n++] = s;
+	}
+	pbuf_u32(b, n);
+	for (int i = 0; i < n; i++) {
+		pbuf_pstr(b, seen[i]);
+		free(seen[i]);
+	}
+}
+
+static u32 cpu_id(int cpu, const char *name)
+{
+	char *s = cpu_file(cpu, name, NULL);
+	u32 v = s ? (u32)atoi(s) : (u32)-1;
+
+	free(s);
+	return v;
+}
+
+static void feat_topology(struct pbuf *b)
+{
+	int nr = sysconf(_SC_NPROCESSORS_CONF);
+
+	topo_lists(b, nr, "package_cpus_list", "core_siblings_list");
+	topo_lists(b, nr, "core_cpus_list", "thread_siblings_list");
+	for (int c = 0; c < nr; c++) {
+		pbuf_u32(b, cpu_id(c, "core_id"));
+		pbuf_u32(b, cpu_id(c, "physical_package_id"));
+	}
+	topo_lists(b, nr, "die_cpus_list", NULL);
+	for (int c = 0; c < nr; c++) {
+		u32 d = cpu_id(c, "die_id");
+
+		pbuf_u32(b, d == (u32)-1 ? 0 : d);
+	}
+}
+
+static void feat_pmus(struct pbuf *b)
+{
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+	struct pbuf body = { 0 };
+	u32 n = 0;
+
+	while (d && (de = readdir(d))) {
+		char path[300], *s;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", de->d_name);
+		if (read_text_file(path, &s, NULL))
+			continue;
+		pbuf_u32(&body, atoi(s));
+		pbuf_pstr(&body, de->d_name);
+		free(s);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	pbuf_u32(b, n);
+	pbuf_put(b, body.p, body.len);
+	pbuf_free(&body);
+}
+
 static int build_feature(int feat, const struct pf_event *evs, int nr,
 			 const struct pf_meta *meta, struct pbuf *b)
 {
@@ -231,6 +329,12 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 			pbuf_put(b, evs[i].ids, evs[i].nr_ids * sizeof(u64));
 		}
 		break;
+	case PF_FEAT_CPU_TOPOLOGY:
+		feat_topology(b);
+		break;
+	case PF_FEAT_PMU_MAPPINGS:
+		feat_pmus(b);
+		break;
 	case PF_FEAT_SAMPLE_TIME:
 		pbuf_u64(b, meta->first_time);
 		pbuf_u64(b, meta->last_time);
@@ -261,8 +365,8 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		PF_FEAT_TRACING_DATA, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
 		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
 		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
-		PF_FEAT_EVENT_DESC, PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED,
-		PF_FEAT_PERF_RING,
+		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS,
+		PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED, PF_FEAT_PERF_RING,
 	};
 	struct pbuf body[ARRAY_SIZE(order)];
 	int feats[ARRAY_SIZE(order)];
