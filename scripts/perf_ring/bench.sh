@@ -102,6 +102,12 @@ mkdir -p "$BENCH_STATE" "$BENCH_OUT"
 	echo "perf=$(perf version 2>/dev/null)"
 	echo "paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)"
 	echo "scratch_fs=$(stat -f -c %T "$scratch")"
+	tree=$(git -C "$PR_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if [ -n "$(git -C "$PR_ROOT" status --porcelain -- tools/perf_ring 2>/dev/null)" ]; then
+		tree="$tree, tools/perf_ring with uncommitted changes"
+	fi
+	echo "tree=$tree"
+	echo "perf_ring_built=$(date -u -r "$PR_BUILD/tools/perf_ring/perf-ring" '+%Y-%m-%d %H:%M UTC')"
 	echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
 } > "$BENCH_STATE/machine.env"
 

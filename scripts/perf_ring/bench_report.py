@@ -136,6 +136,7 @@ def main():
         ["virtualization", m.get("virt", "?")],
         ["kernel", m.get("kernel", "?")],
         ["perf", m.get("perf", "?")],
+        ["tree (perf-ring built)", "%s (%s)" % (m.get("tree", "?"), m.get("perf_ring_built", "?"))],
         ["perf_event_paranoid", m.get("paranoid", "?")],
         ["output files on", m.get("scratch_fs", "?")],
         ["load average at start / end", "%s / %s" % (m.get("load_start", "?"), m.get("load_end", "?"))],
