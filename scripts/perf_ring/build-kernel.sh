@@ -41,8 +41,13 @@ if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ];
 				pr_die "$name: $line from $f is not in the final .config (a dependency is missing)"
 		done < "$PR_ROOT/kernel/configs/$f"
 	done
+	# uname -r names the kernel: 6.12.118-pre, -post, -upstream.
+	scripts/config --set-str LOCALVERSION "-$name"
+	make -s olddefconfig >/dev/null
 	echo "$cfg_sum" > .perf_ring-config
 fi
+# LOCALVERSION= (set but empty) keeps setlocalversion from adding "+".
+export LOCALVERSION=
 
 # Build with a progress line every 20 s instead of thousands of CC lines.
 log=$out/build.log

@@ -65,9 +65,11 @@ list=$work/cpio.list
 	[ -f "$st/settings" ] && echo "file /selftests/perf_ring/settings $st/settings 0644 0 0"
 	# The recorder and its guest test, once tools/perf_ring builds them.
 	rec=$PR_BUILD/tools/perf_ring/static
-	for b in perf-ring close-loop perf-ring-guest-test; do
-		[ -x "$rec/$b" ] && echo "file /usr/bin/$b $rec/$b 0755 0 0"
-	done
+	if [ -x "$rec/perf-ring" ] && [ -x "$rec/close-loop" ]; then
+		echo "file /usr/bin/perf-ring $rec/perf-ring 0755 0 0"
+		echo "file /usr/bin/close-loop $rec/close-loop 0755 0 0"
+		echo "file /usr/bin/perf-ring-guest-test $PR_ROOT/scripts/perf_ring/guest-recorder-test.sh 0755 0 0"
+	fi
 	# The icount benchmark (make qemu-bench).
 	echo "file /bench/ring_cost $work/ring_cost 0755 0 0"
 	echo "file /bench/guest-bench.sh $PR_ROOT/scripts/perf_ring/guest-bench.sh 0755 0 0"

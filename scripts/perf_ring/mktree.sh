@@ -55,20 +55,20 @@ if [ "$kernel" != upstream ]; then
 	   [ "$(cat "$origin/.perf_ring-pre-edits" 2>/dev/null)" != "$edits_sum" ]; then
 		pr_log "pre-edits.pl changed since the PRE commit was made: starting the kernel trees over"
 		for t in pre post upstream pre-debug post-debug upstream-debug; do rm -rf "${kdir:?}/$t"; done
-		git -C "$origin" checkout -q -f base
+		git -C "$origin" checkout -q -f tags/base
 		git -C "$origin" tag -d pre >/dev/null
 	fi
 	if ! git -C "$origin" rev-parse -q --verify pre >/dev/null; then
 		pr_log "origin: taking upstream's backward ring buffer out (pre-edits.pl)"
 		(
 			cd "$origin"
-			git checkout -q -f base
+			git checkout -q -f tags/base
 			"$edits" .
 			git add -u .
 			git "${git_id[@]}" commit -q -m "pre-series baseline" \
 				-m "Upstream's write_backward, PAUSE_OUTPUT and onward/backward output handlers taken out by scripts/perf_ring/pre-edits.pl."
 			git tag pre
-			git checkout -q base
+			git checkout -q tags/base
 			echo "$edits_sum" > .perf_ring-pre-edits
 		) || pr_die "origin: pre-edits.pl failed; the PRE commit was not made"
 	fi
@@ -90,12 +90,15 @@ if [ ! -d "$tree/.git" ]; then
 	git -C "$tree" update-index -q --refresh >/dev/null || true
 fi
 
+# The origin's tags (a tree copied before PRE existed lacks "pre").
+git -C "$tree" fetch -q -f "$origin" 'refs/tags/*:refs/tags/*'
+
 want=
 case "$kernel" in
-upstream) target=base ;;
-pre) target=pre ;;
+upstream) target=tags/base ;;
+pre) target=tags/pre ;;
 post)
-	target=pre
+	target=tags/pre
 	want=$(cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null | sha256sum | cut -d' ' -f1)
 	;;
 esac
