@@ -20,7 +20,12 @@ FAIL=0
 ok()   { N=$((N + 1)); echo "ok $N - $1"; }
 nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-finish() { echo "1..$N"; [ "$FAIL" = 0 ] || echo "# $FAIL of $N failed"; exit $((FAIL != 0)); }
+# Scratch files are removed when everything passed, kept for a look otherwise.
+finish() {
+	echo "1..$N"
+	if [ "$FAIL" = 0 ]; then cd / && rm -rf "$W"; else echo "# $FAIL of $N failed; files in $W"; fi
+	exit $((FAIL != 0))
+}
 
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root (perf_event_open on tracepoints, tracefs)"
