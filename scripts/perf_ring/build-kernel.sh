@@ -24,7 +24,9 @@ jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"
 
-cfg_sum=$(cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}" | sha256sum | cut -d' ' -f1)
+# The tree's name is part of the stamp: a copied tree keeps its sibling's
+# .config, whose LOCALVERSION names the sibling.
+cfg_sum=$( (echo "$name"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
 if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ]; then
 	pr_log "$name: configuring (tinyconfig + ${frags[*]})"
 	make -s tinyconfig >/dev/null
