@@ -128,6 +128,12 @@ done
 echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$BENCH_STATE/machine.env"
 echo "failed=${failed[*]}" >> "$BENCH_STATE/machine.env"
 
+# A broken full run does not replace the committed results.
+if [ "${#failed[@]}" -gt 0 ] && [ "$BENCH_OUT" = "$PR_ROOT/bench/results" ]; then
+	export BENCH_OUT=$PR_BUILD/bench/failed
+	mkdir -p "$BENCH_OUT"
+	pr_log "bench: parts failed; this run's report goes to ${BENCH_OUT#"$PR_ROOT"/}"
+fi
 ( cd "$S" && "$PY" -E -B bench_report.py ) || failed+=("report")
 "$S/bench-plot.sh" || failed+=("plots")
 

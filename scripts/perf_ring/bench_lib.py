@@ -87,8 +87,11 @@ def sh_quote(cmd):
 def run(cmd, timeout=600, check=True, env=None):
     """Run cmd in its own process group; return (seconds, rc, out, err)."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, errors="replace", start_new_session=True, env=env)
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, errors="replace", start_new_session=True, env=env)
+    except OSError as e:
+        raise Fail("cannot run %s: %s (make tools?)" % (cmd[0], e.strerror))
     try:
         out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
