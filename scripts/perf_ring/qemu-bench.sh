@@ -20,7 +20,9 @@ res=$PR_ROOT/bench/results
 raw=$PR_BUILD/qemu-bench
 mkdir -p "$res" "$raw"
 
+# REUSE=1 rebuilds the tables from the last run's console logs.
 for k in $kernels; do
+	[ -n "${REUSE:-}" ] && continue
 	make -s -C "$PR_ROOT" initramfs KERNEL="$k"
 	for run in 1 2; do
 		pr_log "qemu-bench: $k, run $run of 2 ($calls calls per mode)"
@@ -37,13 +39,13 @@ table=$raw/ipr.txt
 for k in $kernels; do
 	for run in 1 2; do
 		tr -d '\r' < "$raw/$k-$run.log" | awk -v k="$k" -v run="$run" '
+			/^ring_cost mode=.*skipped/ { next }
 			/^ring_cost mode=/ {
 				for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 				if (f["mode"] == "base") { bsum += f["ns"]; bn++; next }
 				ns[f["mode"]] = f["ns"]; rec[f["mode"]] = f["records"]; lost[f["mode"]] = f["lost"]
 				order[++n] = f["mode"]
 			}
-			/^ring_cost mode=.*skipped/ { skip[$2] = 1 }
 			END {
 				base = bsum / bn
 				for (i = 1; i <= n; i++) {
@@ -91,6 +93,15 @@ md=$res/qemu-bench.md
 		row("POST forward / UPSTREAM forward", "post forward", "upstream forward", 0, 1.01, "at most +1%")
 		row("POST backward-overwrite / UPSTREAM backward-overwrite", "post backward-overwrite", "upstream backward-overwrite", 0, 1.01, "at most +1%")
 	     }' "$table"
+	echo
+	echo "Object size of the ring buffer code (\`size kernel/events/ring_buffer.o\`, gcc $(gcc -dumpfullversion), -Os as tinyconfig sets):"
+	echo
+	echo "| kernel | text | data | bss |"
+	echo "| --- | ---: | ---: | ---: |"
+	for k in $kernels; do
+		o=$PR_BUILD/kernel/$k/kernel/events/ring_buffer.o
+		[ -f "$o" ] && size "$o" | awk -v k="$k" 'NR == 2 { printf "| %s | %d | %d | %d |\n", k, $1, $2, $3 }'
+	done
 } > "$md"
 
 # Runs must agree within 0.1%.
@@ -100,14 +111,14 @@ disagree=$(awk '{ v[$1 " " $2, $3] = $4; k[$1 " " $2] = 1 }
 # The plot: instructions per record, kernel by mode.
 if command -v gnuplot >/dev/null; then
 	awk '{ v[$2, $1] += $4 / 2; m[$2] = 1; kk[$1] = 1 }
-	     END { printf "mode"; split("pre post upstream", ks, " ");
+	     END { printf "# mode"; split("pre post upstream", ks, " ");
 		   for (i = 1; i <= 3; i++) printf " %s", ks[i]; printf "\n";
 		   split("forward forward-overwrite backward-overwrite", ms, " ");
 		   for (j = 1; j <= 3; j++) { printf "%s", ms[j];
 		       for (i = 1; i <= 3; i++) printf " %s", ((ms[j], ks[i]) in v) ? v[ms[j], ks[i]] : "NaN"; printf "\n" } }' \
 		"$table" > "$raw/plot.dat"
 	gnuplot <<GP
-set terminal pngcairo size 800,450 noenhanced
+set terminal pngcairo size 900,450 noenhanced
 set output '$res/qemu-bench.png'
 set title 'Instructions per recorded event (QEMU -icount, 1 vCPU)'
 set style data histograms
@@ -115,7 +126,7 @@ set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set ylabel 'instructions per record'
 set yrange [0:*]
-set key top left
+set key outside right top
 set grid ytics
 plot '$raw/plot.dat' using 2:xtic(1) title 'PRE', '' using 3 title 'POST', '' using 4 title 'UPSTREAM'
 GP
