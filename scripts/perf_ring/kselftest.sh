@@ -34,12 +34,14 @@ if [ -z "$user" ]; then
 	exit
 fi
 
-inst=$PR_BUILD/kselftest-install
-rm -rf "$inst"
-make -s -C "$base/tools/testing/selftests" TARGETS="$*" INSTALL_PATH="$inst" install >/dev/null
+# Installed outside the checkout: the user may not be able to reach it (a
+# checkout under a private home or a 0700 temporary folder).
+inst=$(mktemp -d)
 para=/proc/sys/kernel/perf_event_paranoid
 old=$(cat "$para")
-trap 'echo "$old" > "$para"' EXIT
+trap 'echo "$old" > "$para"; rm -rf "$inst"' EXIT
+chmod 755 "$inst"
+make -s -C "$base/tools/testing/selftests" TARGETS="$*" INSTALL_PATH="$inst" install >/dev/null
 echo 2 > "$para"
 pr_log "kselftest: $* as $user with perf_event_paranoid=2 ($(uname -r))"
 chmod -R a+rX "$inst"
