@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Fill the PRE, POST and UPSTREAM columns of the test x kernel matrix in
+Documentation/dev-tools/perf_ring_selftests.rst from the console logs of the
+last "make qemu-check KERNEL=..." runs (build/images/<K>/console-check.log).
+
+A test missing from a log is written as "not run"; the script exits 1 when a
+log is missing or a result differs from the "expected on PRE" column."""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOC = os.path.join(ROOT, "Documentation/dev-tools/perf_ring_selftests.rst")
+KERNELS = ("pre", "post", "upstream")
+RESULT = re.compile(r"^(?:# )+(not )?ok \d+ (\S+)(?: # SKIP (.*))?$")
+
+
+def results(kernel):
+    path = os.path.join(ROOT, "build/images", kernel, "console-check.log")
+    with open(path, errors="replace") as f:
+        lines = f.read().replace("\r", "").splitlines()
+    out = {}
+    for line in lines:
+        m = RESULT.match(line)
+        if not m:
+            continue
+        failed, name, skip = m.groups()
+        if failed:
+            out[name] = "FAIL"
+        elif skip:
+            out[name] = "SKIP " + skip.replace("kernel lacks", "lacks").strip()
+        else:
+            out[name] = "ok"
+    return out
+
+
+def main():
+    try:
+        res = {k: results(k) for k in KERNELS}
+    except OSError as e:
+        sys.exit(f"selftest-matrix: {e.filename}: {e.strerror}; run make qemu-check first")
+    with open(DOC) as f:
+        lines = f.read().split("\n")
+    bad = 0
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^   \* - (\S+)$", lines[i])
+        # A row: test, host, expected on PRE, PRE, POST, UPSTREAM.
+        if m and m.group(1) != "test" and i + 5 < len(lines):
+            name = m.group(1)
+            expected_pre = lines[i + 2].strip()[2:]
+            for col, k in enumerate(KERNELS):
+                got = res[k].get(name, "not run")
+                lines[i + 3 + col] = "     - " + got
+                want = expected_pre if k == "pre" else "ok"
+                if got != want:
+                    print(f"selftest-matrix: {name} on {k}: {got}, expected {want}")
+                    bad = 1
+            i += 6
+            continue
+        i += 1
+    with open(DOC, "w") as f:
+        f.write("\n".join(lines))
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main())
