@@ -19,6 +19,8 @@ mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null
 
 mode=check
+# The guest's own tmpfs, mounted above.
+scratch=/tmp
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	perf_ring.mode=*) mode=${arg#perf_ring.mode=} ;;
@@ -47,10 +49,10 @@ run_check() {
 	for t in $tests; do
 		i=$((i + 1))
 		echo "# selftests: perf_ring: $t"
-		rm -f /tmp/rc
-		( cd /selftests/perf_ring && { timeout -s KILL 600 "./$t" 2>&1; echo $? > /tmp/rc; } ) |
+		rm -f "$scratch/rc"
+		( cd /selftests/perf_ring && { timeout -s KILL 600 "./$t" 2>&1; echo $? > "$scratch/rc"; } ) |
 			sed 's/^/# /'
-		rc=$(cat /tmp/rc 2>/dev/null || echo 255)
+		rc=$(cat "$scratch/rc" 2>/dev/null || echo 255)
 		case "$rc" in
 		0) echo "ok $i selftests: perf_ring: $t" ;;
 		4) echo "ok $i selftests: perf_ring: $t # SKIP" ;;
