@@ -22,30 +22,7 @@ FIXTURE(pause) {
 	unsigned int rec;
 };
 
-FIXTURE_VARIANT(pause) {
-	bool backward;
-	bool overwrite;
-};
-
-FIXTURE_VARIANT_ADD(pause, forward_writable) {
-	.backward = false,
-	.overwrite = false,
-};
-
-FIXTURE_VARIANT_ADD(pause, forward_overwrite) {
-	.backward = false,
-	.overwrite = true,
-};
-
-FIXTURE_VARIANT_ADD(pause, backward_writable) {
-	.backward = true,
-	.overwrite = false,
-};
-
-FIXTURE_VARIANT_ADD(pause, backward_overwrite) {
-	.backward = true,
-	.overwrite = true,
-};
+PR_RING_MODE_VARIANTS(pause);
 
 FIXTURE_SETUP(pause)
 {
@@ -67,9 +44,7 @@ FIXTURE_TEARDOWN(pause)
 
 static const char *mode_name(const FIXTURE_VARIANT(pause) *v)
 {
-	if (v->backward)
-		return v->overwrite ? "backward overwrite" : "backward writable";
-	return v->overwrite ? "forward overwrite" : "forward writable";
+	return pr_mode_name(v->backward, v->overwrite);
 }
 
 #define PAUSE_OPEN(ring, pages) do {					\

@@ -50,4 +50,33 @@
 #define PR_NEED_BACKWARD()	PR_NEED(pr_has_backward)
 #define PR_NEED_PAUSE()		PR_NEED(pr_has_pause)
 
+/*
+ * The four ring modes as fixture variants: direction (write_backward)
+ * crossed with the mapping (PROT_WRITE or read-only, i.e. overwrite).
+ */
+#define PR_RING_MODE_VARIANTS(f)					\
+	FIXTURE_VARIANT(f) {						\
+		bool backward;						\
+		bool overwrite;						\
+	};								\
+	FIXTURE_VARIANT_ADD(f, forward_writable) {			\
+		.backward = false, .overwrite = false,			\
+	};								\
+	FIXTURE_VARIANT_ADD(f, forward_overwrite) {			\
+		.backward = false, .overwrite = true,			\
+	};								\
+	FIXTURE_VARIANT_ADD(f, backward_writable) {			\
+		.backward = true, .overwrite = false,			\
+	};								\
+	FIXTURE_VARIANT_ADD(f, backward_overwrite) {			\
+		.backward = true, .overwrite = true,			\
+	}
+
+static inline const char *pr_mode_name(bool backward, bool overwrite)
+{
+	if (backward)
+		return overwrite ? "backward overwrite" : "backward writable";
+	return overwrite ? "forward overwrite" : "forward writable";
+}
+
 #endif /* PERF_RING_HARNESS_H */

@@ -21,30 +21,7 @@ FIXTURE(ring) {
 	unsigned int rec;	/* bytes per sample */
 };
 
-FIXTURE_VARIANT(ring) {
-	bool backward;
-	bool overwrite;
-};
-
-FIXTURE_VARIANT_ADD(ring, forward_writable) {
-	.backward = false,
-	.overwrite = false,
-};
-
-FIXTURE_VARIANT_ADD(ring, forward_overwrite) {
-	.backward = false,
-	.overwrite = true,
-};
-
-FIXTURE_VARIANT_ADD(ring, backward_writable) {
-	.backward = true,
-	.overwrite = false,
-};
-
-FIXTURE_VARIANT_ADD(ring, backward_overwrite) {
-	.backward = true,
-	.overwrite = true,
-};
+PR_RING_MODE_VARIANTS(ring);
 
 FIXTURE_SETUP(ring)
 {
@@ -63,9 +40,7 @@ FIXTURE_TEARDOWN(ring)
 
 static const char *mode_name(const FIXTURE_VARIANT(ring) *v)
 {
-	if (v->backward)
-		return v->overwrite ? "backward overwrite" : "backward writable";
-	return v->overwrite ? "forward overwrite" : "forward writable";
+	return pr_mode_name(v->backward, v->overwrite);
 }
 
 /* Open the close() tracepoint in this variant's mode with @pages of data. */
