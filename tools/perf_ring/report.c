@@ -17,6 +17,12 @@
 #include "perfdata.h"
 
 #define RBUF (4u << 20)
+/*
+ * The decompression buffer is sized from HEADER_COMPRESSED's mmap_len, a
+ * number read from the file: bound it, so that a corrupt header cannot ask
+ * for gigabytes (a record that yields more fails with ENOBUFS).
+ */
+#define DECOMP_CAP_MAX (256u << 20)
 
 struct rep {
 	struct pf_file f;
@@ -85,6 +91,8 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
 	size_t cap = r->f.comp.mmap_len > (1u << 20) ? r->f.comp.mmap_len : (1u << 20);
 	long n;
 
+	if (cap > DECOMP_CAP_MAX)
+		cap = DECOMP_CAP_MAX;
 	if (!r->dz_on) {
 		if (decomp_init(&r->dz))
 			return -ENOMEM;
