@@ -501,6 +501,12 @@ static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 	return 0;
 }
 
+/* Whether [off, off + size) leaves the file; off + size may wrap. */
+static bool pf_outside(u64 off, u64 size, u64 file_size)
+{
+	return size > file_size || off > file_size - size;
+}
+
 int pf_open(struct pf_file *f, const char *path)
 {
 	struct stat st;
@@ -534,7 +540,7 @@ int pf_open(struct pf_file *f, const char *path)
 		snprintf(f->errmsg, sizeof(f->errmsg), "unsupported header size");
 		return -EINVAL;
 	}
-	if (f->h.attrs.offset + f->h.attrs.size > f->file_size ||
+	if (pf_outside(f->h.attrs.offset, f->h.attrs.size, f->file_size) ||
 	    f->h.attrs.size % f->h.attr_size) {
 		snprintf(f->errmsg, sizeof(f->errmsg), "attribute section is outside the file");
 		return -EINVAL;
@@ -544,7 +550,7 @@ int pf_open(struct pf_file *f, const char *path)
 			 "data size is 0 (the recording was not finalized)");
 		return -EINVAL;
 	}
-	if (f->h.data.offset + f->h.data.size > f->file_size) {
+	if (pf_outside(f->h.data.offset, f->h.data.size, f->file_size)) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
 			 "truncated: data section ends at %llu, file is %llu bytes",
 			 (unsigned long long)(f->h.data.offset + f->h.data.size),
@@ -566,7 +572,7 @@ int pf_open(struct pf_file *f, const char *path)
 			err = pread_full(f->fd, &ids, sizeof(ids), off + asz);
 		if (err)
 			return err;
-		if (ids.offset + ids.size > f->file_size || ids.size > (1 << 24)) {
+		if (pf_outside(ids.offset, ids.size, f->file_size) || ids.size > (1 << 24)) {
 			snprintf(f->errmsg, sizeof(f->errmsg), "id table of event %d is outside the file", i);
 			return -EINVAL;
 		}
@@ -595,7 +601,7 @@ int pf_open(struct pf_file *f, const char *path)
 				 f->h.data.offset + f->h.data.size + fidx++ * sizeof(s));
 		if (err)
 			return err;
-		if (s.offset + s.size > f->file_size) {
+		if (pf_outside(s.offset, s.size, f->file_size)) {
 			snprintf(f->errmsg, sizeof(f->errmsg),
 				 "feature %d lies outside the file (truncated)", b);
 			return -EINVAL;
