@@ -45,7 +45,7 @@ before=$(ls "$WORK/artifacts" | wc -l)
 start=$(date +%s)
 # shellcheck disable=SC2086
 "$FUZZER" -max_total_time="$SECONDS_" -timeout=25 -rss_limit_mb=2048 \
-	-max_len=65536 -close_fd_mask=1 -print_final_stats=1 \
+	-max_len=65536 -close_fd_mask=3 -print_final_stats=1 \
 	-artifact_prefix="$WORK/artifacts/" ${FUZZ_ARGS:-} \
 	"$WORK/queue" "$WORK/corpus" "$REG" >"$WORK/fuzz.log" 2>&1
 rc=$?
