@@ -119,11 +119,17 @@ for _ in $(seq 100); do
 done
 [ -e "$WORK/started" ] || { cat "$WORK/record.log" >&2; pr_die "soak: the recording did not start"; }
 
+# One SIGUSR2 every 100 ms, on a schedule (so that the time a signal and a
+# sleep take does not add up).
 signals=0
-end=$(( $(date +%s) + DUR ))
-while [ "$(date +%s)" -lt "$end" ] && kill -0 "$rec_pid" 2>/dev/null; do
+now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
+next=$(now_us)
+end=$((next + DUR * 1000000))
+while [ "$next" -lt "$end" ] && kill -0 "$rec_pid" 2>/dev/null; do
 	kill -USR2 "$rec_pid" 2>/dev/null && signals=$((signals + 1))
-	sleep 0.1
+	next=$((next + 100000))
+	wait_us=$((next - $(now_us)))
+	[ $wait_us -gt 0 ] && sleep "$(printf '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000)))"
 done
 rm -f "$WORK/run"
 wait "$rec_pid"
