@@ -20,7 +20,7 @@
 
 void pbuf_put(struct pbuf *b, const void *d, size_t n)
 {
-	if (b->err)
+	if (b->err || !n)	/* nothing to add: b->p may still be NULL */
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
