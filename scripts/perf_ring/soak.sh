@@ -131,13 +131,19 @@ while [ "$next" -lt "$end" ] && kill -0 "$rec_pid" 2>/dev/null; do
 	wait_us=$((next - $(now_us)))
 	[ $wait_us -gt 0 ] && sleep "$(printf '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000)))"
 done
+early=0
+[ "$next" -lt "$end" ] && early=1	# the recording ended by itself
 rm -f "$WORK/run"
 wait "$rec_pid"
 rec_rc=$?
 rec_pid=
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 g0=$(cat "$WORK/writer0" 2>/dev/null) g1=$(cat "$WORK/writer1" 2>/dev/null)
-echo "${g0:-0},${g1:-0}" >"$WORK/generated"
+if [ -n "$g0" ] && [ -n "$g1" ]; then
+	echo "$g0,$g1" >"$WORK/generated"
+else
+	: >"$WORK/generated"		# unknown: the writers were killed
+fi
 touch "$WORK/recorded"
 wait "$chk_pid"
 chk_rc=$?
@@ -150,6 +156,11 @@ written=$(grep -c '^\[ perf-ring: snapshot ' "$WORK/record.log")
 if [ $rec_rc -ne 0 ] || [ -z "$summary" ]; then
 	tail -5 "$WORK/record.log" >&2
 	pr_log "soak: perf-ring record failed (exit $rec_rc)"
+	fail=1
+fi
+if [ $early = 1 ]; then
+	tail -5 "$WORK/record.log" >&2
+	pr_log "soak: the recording ended before ${DUR}s (writers out of sequence numbers, or perf-ring died)"
 	fail=1
 fi
 if [ $chk_rc -ne 0 ]; then

@@ -302,8 +302,8 @@ def main():
         if g.startswith('@'):
             with open(g[1:]) as f:
                 g = f.read().strip()
-        gen = [int(x) for x in g.split(',')]
-        for w in range(c.nw):
+        gen = [int(x) for x in g.split(',')] if g else None   # empty: unknown
+        for w in range(c.nw if gen else 0):
             if w < len(gen) and c.covered[w] > gen[w] - 1:
                 c.bad('writer %d: a snapshot holds record %d, the writer issued '
                       'only %d' % (w, c.covered[w], gen[w]))
