@@ -10,6 +10,9 @@
 # build/kvm-probe. ACCEL=tcg|kvm forces one. Bench mode always uses TCG with
 # -icount on one vCPU, so guest time counts instructions.
 #
+# The console shows messages up to KERN_WARNING (loglevel=5): WARN(),
+# lockdep and KASAN reports must reach the log that tap-check.sh reads.
+#
 # Environment: QEMU_SMP (default 2), QEMU_MEM (default 1024M),
 # QEMU_APPEND (extra kernel command line).
 set -euo pipefail
@@ -37,7 +40,7 @@ trap 'cleanup; exit 130' INT TERM
 boot() {
 	qemu-system-x86_64 "$@" -m "${QEMU_MEM:-1024M}" \
 		-kernel "$img/bzImage" -initrd "$img/initramfs.cpio.gz" \
-		-append "console=ttyS0 loglevel=4 panic=-1 oops=panic perf_ring.mode=$mode ${QEMU_APPEND:-}" \
+		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic perf_ring.mode=$mode ${QEMU_APPEND:-}" \
 		-display none -serial "file:$log" -monitor none -no-reboot \
 		-nodefaults -device isa-debug-exit </dev/null &
 	qemu_pid=$!
