@@ -11,6 +11,7 @@
 #   make series / series-check   the kernel patch series in kernel/
 #   make tools / tools-test / tools-e2e / tools-asan
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
+#   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
 
 KERNEL ?= post
 TARGETS ?= perf_ring
@@ -27,12 +28,12 @@ endif
 
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	tools tools-static tools-test tools-e2e tools-asan series series-check \
-	check run bench qemu-bench clean help
+	check run bench qemu-bench soak fuzz fuzz-smoke clean help
 
 all: tools
 
 help:
-	$(Q)sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -84,6 +85,17 @@ bench: deps tools
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh
+
+# Reliability: the flight-recorder soak and the perf.data fuzzer.
+SOAK_SECONDS ?= 600
+soak: deps tools
+	$(Q)$(S)/soak.sh $(SOAK_SECONDS)
+
+fuzz: deps
+	$(Q)$(MAKE) -C tools/perf_ring fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))
+
+fuzz-smoke: deps
+	$(Q)$(MAKE) -C tools/perf_ring fuzz-smoke
 
 check: deps
 	$(Q)$(S)/check.sh
