@@ -16,6 +16,8 @@ steps=(
 	"kselftest on the host kernel, as root|make kselftest TARGETS=perf_ring"
 	"kselftest on the host kernel, as nobody (perf_event_paranoid=2)|make kselftest-user TARGETS=perf_ring"
 	"recorder end to end against perf|make tools-e2e"
+	"fuzz: perf.data reader, 60 s and the regression inputs|make fuzz-smoke"
+	"soak: flight recorder, 30 s, snapshots every 100 ms|make soak SOAK_SECONDS=30"
 	"benchmarks, quick run|make bench QUICK=1"
 	"kernel PRE: build|make kernel KERNEL=pre"
 	"kernel PRE: boot in QEMU with the selftests|make qemu-check KERNEL=pre"
