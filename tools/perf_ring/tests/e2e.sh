@@ -85,14 +85,18 @@ check_file() {
 }
 
 # 1. streaming, plain and compressed, io_uring and write(2).  The buffers
-# are large enough that nothing is lost on a busy 2-CPU machine: these
-# tests are about the file format; loss is measured by the benchmark.
+# are large, but a slow disk can still make the kernel drop records (CI saw
+# one PERF_RECORD_LOST with write(2)).  These tests are about the file
+# format, so a loss is allowed when the file reports it and perf's count
+# agrees with ours; the loss itself is measured by the benchmark.
 for mode in "" "-z" "--no-aio" "-z=3 --aio=8" "--mmap-flush=16K"; do
 	rm -f s.data
 	"$PR" record -m 4M $mode -e 'raw_syscalls:*' -o s.data -- "$CL" 200000 2>rec.err
 	rc=$?
 	if [ $rc != 0 ]; then nok "record $mode" "exit $rc: $(cat rec.err)"; continue; fi
-	check_file s.data "record $mode" || continue
+	check_file s.data "record $mode" lossy || continue
+	lost=$(norm <pr.out | awk '/^LOST events:/ {print $3; exit}')
+	[ "${lost:-0}" = 0 ] || echo "# record $mode: the kernel dropped records (${lost} LOST records); the file reports them"
 	if ! grep -q 'raw_syscalls:sys_enter: NR 3 (ffffffff, ' script.out ||
 	   ! grep -q 'raw_syscalls:sys_exit: NR 3 = -9$' script.out; then
 		nok "record $mode: raw_syscalls fields decode" "$(grep -m2 'NR 3 ' script.out)"
