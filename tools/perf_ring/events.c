@@ -248,3 +248,58 @@ void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t l
 		snprintf(buf, len, "%s: perf_event_open: %s", e->name, strerror(errnum));
 	}
 }
+
+/*
+ * Name an event from its attribute alone (a file whose event descriptions
+ * were never written): the symbolic names above, tracepoints by their id
+ * in tracefs.  The tracefs lookup is only right on the machine, and the
+ * boot, that recorded the file.
+ */
+int events_name_attr(const struct perf_event_attr *a, struct pf_event *e)
+{
+	const char *tfs;
+	char **systems = NULL, path[512];
+	int nsys = 0, ret = -ENOENT;
+
+	memset(e, 0, sizeof(*e));
+	e->attr = *a;
+	if (a->type != PERF_TYPE_TRACEPOINT) {
+		for (size_t i = 0; i < ARRAY_SIZE(sym_events); i++) {
+			if (sym_events[i].type == a->type && sym_events[i].config == a->config) {
+				snprintf(e->name, sizeof(e->name), "%s", sym_events[i].name);
+				return 0;
+			}
+		}
+		snprintf(e->name, sizeof(e->name), "type%u/config%#llx", a->type,
+			 (unsigned long long)a->config);
+		return -ENOENT;
+	}
+	snprintf(e->name, sizeof(e->name), "tracepoint%llu", (unsigned long long)a->config);
+	tfs = tracefs_path();
+	if (!tfs)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events", tfs);
+	if (list_dir(path, "*", &systems, &nsys))
+		return -ENOENT;
+	for (int i = 0; i < nsys && ret; i++) {
+		char **evn = NULL;
+		int nev = 0;
+
+		snprintf(path, sizeof(path), "%s/events/%s", tfs, systems[i]);
+		if (list_dir(path, "*", &evn, &nev))
+			continue;
+		for (int j = 0; j < nev && ret; j++) {
+			u64 id;
+
+			if (read_tp_id(tfs, systems[i], evn[j], &id) || id != a->config)
+				continue;
+			snprintf(e->name, sizeof(e->name), "%s:%s", systems[i], evn[j]);
+			snprintf(e->tp_sys, sizeof(e->tp_sys), "%s", systems[i]);
+			snprintf(e->tp_name, sizeof(e->tp_name), "%s", evn[j]);
+			ret = 0;
+		}
+		free_list(evn, nev);
+	}
+	free_list(systems, nsys);
+	return ret;
+}

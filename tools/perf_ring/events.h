@@ -21,5 +21,10 @@ int events_parse(const char *spec, struct ev_list *l, char *err, size_t errlen);
 bool hw_pmu_present(void);
 /* Message for a failed perf_event_open() of e. */
 void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t len);
+/*
+ * Fill e (name, attr, tracepoint system and name) from an attribute alone;
+ * -ENOENT when no name is known (e->name then describes the attribute).
+ */
+int events_name_attr(const struct perf_event_attr *a, struct pf_event *e);
 
 #endif

@@ -507,7 +507,13 @@ static bool pf_outside(u64 off, u64 size, u64 file_size)
 	return size > file_size || off > file_size - size;
 }
 
-int pf_open(struct pf_file *f, const char *path)
+/*
+ * salvage: the header's data size and feature sections are not trusted
+ * (a recording killed before it finalized the file has a data size of 0
+ * and no features; a truncated one has sections beyond its end): the data
+ * section is taken to run to the end of the file, and no feature is read.
+ */
+static int open_file(struct pf_file *f, const char *path, bool salvage)
 {
 	struct stat st;
 	u64 nfeat = 0, fidx = 0;
@@ -545,14 +551,30 @@ int pf_open(struct pf_file *f, const char *path)
 		snprintf(f->errmsg, sizeof(f->errmsg), "attribute section is outside the file");
 		return -EINVAL;
 	}
+	if (salvage) {
+		if (f->h.data.offset > f->file_size) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "truncated inside the attributes: nothing to recover");
+			return -EINVAL;
+		}
+		f->h.data.size = f->file_size - f->h.data.offset;
+		memset(f->h.features, 0, sizeof(f->h.features));
+		if (!f->h.data.size) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "no data after the header: nothing to recover");
+			return -ENODATA;
+		}
+	}
 	if (f->h.data.size == 0) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
-			 "data size is 0 (the recording was not finalized)");
+			 "data size is 0: the recording was not finalized (killed?); "
+			 "'perf-ring report --recover -i FILE -o OUT' rebuilds it");
 		return -EINVAL;
 	}
 	if (pf_outside(f->h.data.offset, f->h.data.size, f->file_size)) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
-			 "truncated: data section ends at %llu, file is %llu bytes",
+			 "truncated: data section ends at %llu, file is %llu bytes "
+			 "('perf-ring report --recover' keeps the whole records)",
 			 (unsigned long long)(f->h.data.offset + f->h.data.size),
 			 (unsigned long long)f->file_size);
 		return -EINVAL;
@@ -649,6 +671,16 @@ int pf_open(struct pf_file *f, const char *path)
 			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "event%d(type %u config %#llx)",
 				 i, f->evs[i].attr.type, (unsigned long long)f->evs[i].attr.config);
 	return 0;
+}
+
+int pf_open(struct pf_file *f, const char *path)
+{
+	return open_file(f, path, false);
+}
+
+int pf_open_salvage(struct pf_file *f, const char *path)
+{
+	return open_file(f, path, true);
 }
 
 void pf_close(struct pf_file *f)

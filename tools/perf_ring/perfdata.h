@@ -149,6 +149,11 @@ struct pf_file {
 	char errmsg[256];
 };
 int pf_open(struct pf_file *f, const char *path);
+/*
+ * Open an unfinished or truncated file: the data section runs to the end
+ * of the file and the feature sections are ignored (see recover.c).
+ */
+int pf_open_salvage(struct pf_file *f, const char *path);
 void pf_close(struct pf_file *f);
 bool pf_has_feat(const struct pf_header *h, int feat);
 /* Find an event by sample id, -1 if none. */

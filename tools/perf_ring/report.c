@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "compress.h"
-#include "counts.h"
-#include "perfdata.h"
+#include "report.h"
 
 #define RBUF (4u << 20)
 /*
@@ -23,22 +22,6 @@
  * for gigabytes (a record that yields more fails with ENOBUFS).
  */
 #define DECOMP_CAP_MAX (256u << 20)
-
-struct rep {
-	struct pf_file f;
-	struct idmap idmap;
-	struct pf_counts outer;		/* as stored in the file */
-	struct pf_counts all;		/* outer + decompressed, as perf --stats */
-	u64 *per_ev;
-	u64 comp_in, comp_out;
-	struct decompressor dz;
-	bool dz_on;
-	char *pend;			/* decompressed bytes not yet a whole record */
-	size_t pend_len, pend_cap;
-	int out_fd;			/* --decompress */
-	u64 out_len;
-	char err[256];
-};
 
 static int out_put(struct rep *r, const void *p, size_t n)
 {
@@ -119,7 +102,20 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
 	return inner_records(r, off);
 }
 
-static int walk_data(struct rep *r)
+/*
+ * In salvage mode (--recover) the walk stops at the first record that is
+ * not whole and sound, and r->good_end says where: everything before it
+ * is kept.  Otherwise such a record is an error.
+ */
+static int stop_or_fail(struct rep *r, u64 roff, int err)
+{
+	if (!r->salvage)
+		return err;
+	r->good_end = roff;
+	return 0;
+}
+
+int report_walk(struct rep *r)
 {
 	u64 off = r->f.h.data.offset, end = off + r->f.h.data.size;
 	char *buf = malloc(RBUF);
@@ -149,27 +145,32 @@ static int walk_data(struct rep *r)
 			u64 roff = buf_off + pos;
 
 			memcpy(&h, buf + pos, sizeof(h));
-			if (h.size < sizeof(h) || roff + h.size > end) {
+			if (h.size < sizeof(h) || roff + h.size > end ||
+			    (r->salvage && (!h.type || h.type >= PF_RECORD_TYPE_MAX))) {
 				snprintf(r->err, sizeof(r->err),
 					 "corrupt record at file offset %llu (type %u, size %u)%s",
 					 (unsigned long long)roff, h.type, h.size,
 					 roff + h.size > end ? ": runs past the data section" : "");
-				err = -EBADMSG;
+				err = stop_or_fail(r, roff, -EBADMSG);
 				goto out;
 			}
 			if (pos + h.size > have)
 				break;
-			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
 			if (h.type == PF_RECORD_COMPRESSED) {
-				r->all.nr[h.type]++;
-				r->all.total++;
 				err = on_compressed(r, buf + pos, h.size, roff);
+				if (!err) {
+					r->all.nr[h.type]++;
+					r->all.total++;
+				}
 			} else {
 				counts_walk(&r->all, r->per_ev, &r->idmap, buf + pos, h.size);
 				err = out_put(r, buf + pos, h.size);
 			}
-			if (err)
+			if (err) {
+				err = stop_or_fail(r, roff, err);
 				goto out;
+			}
+			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
 			pos += h.size;
 		}
 		if (pos == 0 && have == RBUF) {
@@ -181,14 +182,15 @@ static int walk_data(struct rep *r)
 		buf_off += pos;
 		if (buf_off + have >= end && have && pos == 0) {
 			snprintf(r->err, sizeof(r->err), "truncated record at the end of the data");
-			err = -EBADMSG;
-			break;
+			err = stop_or_fail(r, buf_off, -EBADMSG);
+			goto out;
 		}
 	}
+	r->good_end = end;
 	if (!err && r->pend_len) {
 		snprintf(r->err, sizeof(r->err), "%zu bytes of a partial record at the end of the compressed data",
 			 r->pend_len);
-		err = -EBADMSG;
+		err = stop_or_fail(r, end, -EBADMSG);
 	}
 out:
 	free(buf);
@@ -212,8 +214,12 @@ static void print_summary(struct rep *r, const char *path)
 		u64 plain = r->f.h.data.size - r->comp_in + r->comp_out;
 
 		fmt_bytes(b2, sizeof(b2), plain);
-		printf("  data: %s on file, %s uncompressed (%.1fx, zstd level %u)\n",
-		       b1, b2, (double)plain / r->f.h.data.size, r->f.comp.level);
+		char lvl[16] = "unknown";
+
+		if (r->f.comp.level)
+			snprintf(lvl, sizeof(lvl), "%u", r->f.comp.level);
+		printf("  data: %s on file, %s uncompressed (%.1fx, zstd level %s)\n",
+		       b1, b2, (double)plain / r->f.h.data.size, lvl);
 	} else {
 		printf("  data: %s\n", b1);
 	}
@@ -268,7 +274,7 @@ static int decompress_to(struct rep *r, const char *out)
 	if (!err && lseek(r->out_fd, pf_data_offset(evs, r->f.nr_evs), SEEK_SET) < 0)
 		err = -errno;
 	if (!err)
-		err = walk_data(r);
+		err = report_walk(r);
 	if (!err) {
 		/* copy the feature sections, without HEADER_COMPRESSED */
 		u64 feats[PF_FEAT_BITS / 64];
@@ -322,7 +328,7 @@ static int decompress_to(struct rep *r, const char *out)
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "usage: perf-ring report [-i FILE] [--decompress -o OUT]\n");
+	fprintf(f, "usage: perf-ring report [-i FILE] [--decompress -o OUT | --recover -o OUT]\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -331,11 +337,12 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "decompress", no_argument, NULL, 'd' },
+		{ "recover", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in = "perf.data", *out = NULL;
-	bool decompress = false;
+	bool decompress = false, recover = false;
 	struct rep r;
 	int c, err;
 
@@ -346,6 +353,7 @@ int cmd_report(int argc, char **argv)
 		case 'i': in = optarg; break;
 		case 'o': out = optarg; break;
 		case 'd': decompress = true; break;
+		case 'r': recover = true; break;
 		case 'h': report_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "perf-ring report: unknown option '%s'\n", argv[optind - 1]);
@@ -353,13 +361,19 @@ int cmd_report(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (decompress && !out) {
-		fprintf(stderr, "perf-ring report: --decompress needs -o OUT\n");
+	if ((decompress || recover) && !out) {
+		fprintf(stderr, "perf-ring report: --%s needs -o OUT\n",
+			decompress ? "decompress" : "recover");
+		return 1;
+	}
+	if (decompress && recover) {
+		fprintf(stderr, "perf-ring report: --decompress and --recover go one at a time\n");
 		return 1;
 	}
 	memset(&r, 0, sizeof(r));
 	r.out_fd = -1;
-	err = pf_open(&r.f, in);
+	r.salvage = recover;
+	err = recover ? pf_open_salvage(&r.f, in) : pf_open(&r.f, in);
 	if (err) {
 		fprintf(stderr, "perf-ring report: %s: %s\n", in,
 			r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
@@ -380,10 +394,12 @@ int cmd_report(int argc, char **argv)
 	r.per_ev = calloc(r.f.nr_evs + 1, sizeof(u64));
 	if (decompress)
 		err = decompress_to(&r, out);
+	else if (recover)
+		err = report_recover(&r, out, argc, argv);
 	else
-		err = walk_data(&r);
+		err = report_walk(&r);
 	if (!decompress || !err)
-		print_summary(&r, in);
+		print_summary(&r, recover && !err ? out : in);
 	if (decompress && !err)
 		printf("\nwrote %s: %llu bytes of plain data\n", out, (unsigned long long)r.out_len);
 	if (err)

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-ring report --recover: rebuild a recording that never finalized
+ * its file (perf-ring killed by SIGKILL, the machine lost power) or that
+ * was cut short (copied while being written, truncated).
+ *
+ * What such a file has: the header and attribute table, written when the
+ * file was opened, then the data as far as the writes got.  What it lacks:
+ * the data size in the header (0) and the feature sections, which are
+ * written at the end.  Without them perf refuses the file.
+ *
+ * The data is walked from its start until the first record that is not
+ * whole and sound: a size smaller than a header or running past the end
+ * of the file, a type of 0 (the zeros of a hole left by a write that never
+ * completed) or out of range, or a PERF_RECORD_COMPRESSED that does not
+ * decompress.  Everything before it is copied, and the feature sections
+ * are built again.  The event names and tracepoint formats come from this
+ * machine (tracefs ids), so recover on the machine and boot that recorded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "report.h"
+#include "tracing.h"
+
+static int copy_range(int in, u64 in_off, int out, u64 out_off, u64 len)
+{
+	size_t bsz = 1u << 20;
+	char *buf = malloc(bsz);
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (len && !err) {
+		size_t n = len < bsz ? len : bsz;
+
+		err = pread_full(in, buf, n, in_off);
+		if (!err)
+			err = pwrite_full(out, buf, n, out_off);
+		in_off += n;
+		out_off += n;
+		len -= n;
+	}
+	free(buf);
+	return err;
+}
+
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int report_recover(struct rep *r, const char *out, int argc, char **argv)
+{
+	int nr = r->f.nr_evs;
+	struct pf_event *evs = calloc(nr ? nr : 1, sizeof(*evs));
+	u64 features[PF_FEAT_BITS / 64];
+	struct pf_meta meta = { .argc = argc, .argv = argv, .tracefs = tracefs_path() };
+	struct pbuf fb = { 0 };
+	u64 data_off, kept, dropped;
+	int fd = -1, err;
+
+	if (!evs)
+		return -ENOMEM;
+	err = report_walk(r);
+	if (err)
+		goto out;
+	kept = r->good_end - r->f.h.data.offset;
+	dropped = r->f.h.data.size - kept;
+	r->f.h.data.size = kept;
+	if (!kept) {
+		char why[sizeof(r->err)];
+
+		memcpy(why, r->err, sizeof(why));
+		snprintf(r->err, sizeof(r->err), "no whole record to recover%s%.200s",
+			 why[0] ? ": " : "", why);
+		err = -ENODATA;
+		goto out;
+	}
+	for (int e = 0; e < nr; e++) {
+		if (events_name_attr(&r->f.evs[e].attr, &evs[e]))
+			fprintf(stderr, "perf-ring report: warning: event %d (type %u, config %llu) "
+				"has no name on this machine; it is called '%s'%s\n",
+				e, r->f.evs[e].attr.type,
+				(unsigned long long)r->f.evs[e].attr.config, evs[e].name,
+				r->f.evs[e].attr.type == PERF_TYPE_TRACEPOINT ?
+				" and its fields will not decode" : "");
+		evs[e].attr = r->f.evs[e].attr;
+		evs[e].ids = r->f.evs[e].ids;
+		evs[e].nr_ids = r->f.evs[e].nr_ids;
+		/* the name in the recovered file is the one found here */
+		snprintf(r->f.evs[e].name, sizeof(r->f.evs[e].name), "%s", evs[e].name);
+	}
+
+	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	if (same_file(fd, r->f.fd)) {
+		snprintf(r->err, sizeof(r->err), "'%s' is the input: recover into a new file", out);
+		err = -EINVAL;
+		goto out;
+	}
+	if (ftruncate(fd, 0)) {
+		err = -errno;
+		snprintf(r->err, sizeof(r->err), "truncating '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	data_off = pf_data_offset(evs, nr);
+	err = pf_write_head(fd, evs, nr, 0, NULL);
+	if (!err)
+		err = copy_range(r->f.fd, r->f.h.data.offset, fd, data_off, kept);
+	meta.first_time = r->all.first_time;
+	meta.last_time = r->all.last_time;
+	if (r->all.nr[PF_RECORD_COMPRESSED]) {
+		/* the level was never written down: 0 says "unknown" */
+		meta.comp.on = true;
+		meta.comp.ratio = r->comp_in ? (r->comp_out + r->comp_in / 2) / r->comp_in : 0;
+		meta.comp.mmap_len = COMP_MMAP_LEN;
+	}
+	if (!err)
+		err = pf_build_features(evs, nr, &meta, data_off + kept, features, &fb);
+	if (!err)
+		err = pwrite_full(fd, fb.p, fb.len, data_off + kept);
+	if (!err)
+		err = pf_write_head(fd, evs, nr, kept, features);
+	if (err) {
+		snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+		goto out;
+	}
+	fprintf(stderr, "perf-ring report: recovered %llu bytes of data into '%s'", (unsigned long long)kept, out);
+	if (dropped)
+		fprintf(stderr, "; dropped the last %llu bytes (%s)\n", (unsigned long long)dropped,
+			r->err[0] ? r->err : "not whole records");
+	else
+		fprintf(stderr, "; every record was whole\n");
+	r->err[0] = 0;
+out:
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	pbuf_free(&fb);
+	free(evs);
+	return err;
+}
