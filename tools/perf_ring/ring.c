@@ -159,18 +159,34 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 		end = last;
 		nrec--;
 	}
-	/* Second pass: emit oldest first. */
+	/*
+	 * Second pass: emit oldest first, one reservation at a time.  The
+	 * kernel reserves a PERF_RECORD_LOST together with the record it
+	 * comes with, in one piece, the LOST at the lower address
+	 * (__perf_output_begin()): so the walk meets the LOST first, but it
+	 * reports what was lost before that record, and its sample_id time
+	 * is the record's.  Moving the pair as one piece keeps the LOST in
+	 * front of its record, where it belongs in time order.  A LOST whose
+	 * record is not kept (cut off at the oldest end) goes alone.
+	 */
 	{
 		u64 out = end;
 
 		pos = 0;
 		while (pos < end) {
-			struct perf_event_header h;
+			u64 len = 0;
 
-			memcpy(&h, img + pos, sizeof(h));
-			out -= h.size;
-			memcpy(dst + out, img + pos, h.size);
-			pos += h.size;
+			for (;;) {
+				struct perf_event_header h;
+
+				memcpy(&h, img + pos + len, sizeof(h));
+				len += h.size;
+				if (h.type != PERF_RECORD_LOST || pos + len >= end)
+					break;
+			}
+			out -= len;
+			memcpy(dst + out, img + pos, len);
+			pos += len;
 		}
 	}
 	s->nrec = nrec;

@@ -72,7 +72,9 @@ struct bwd_snap {
 /*
  * Backward image walk.  img holds the buffer rotated so that img[0] is the
  * byte at h1 (newest record first); valid bytes of it may be trusted.
- * Whole records are written to dst oldest first (chronological order).
+ * Whole records are written to dst oldest first (chronological order); a
+ * PERF_RECORD_LOST stays just in front of the record the kernel reserved
+ * it with, the first one written after the loss.
  * Returns bytes written to dst (at most dstlen), or negative errno.
  */
 long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,

@@ -257,6 +257,191 @@ static int test_backward_small_dst(void)
 	return 0;
 }
 
+/*
+ * PERF_RECORD_LOST in a backward buffer.  After a pause (or a full writable
+ * buffer) the kernel reserves the LOST and the next record in one piece,
+ * the LOST at the lower address (__perf_output_begin()), and the LOST's
+ * sample_id carries that record's time.  Here the trailer is just TIME.
+ */
+struct syn_lost {
+	struct perf_event_header h;
+	u64 id, lost, time;
+};
+
+/* The test's clock: the time of sample seq. */
+static u64 seq_time(u64 seq)
+{
+	return 1000 + 10 * seq;
+}
+
+static u64 bwd_write_lost(char *data, u64 size, u64 head, u64 seq, u64 nlost)
+{
+	struct syn_lost l = {
+		.h = { .type = PERF_RECORD_LOST, .size = sizeof(l) },
+		.id = 42, .lost = nlost, .time = seq_time(seq),
+	};
+	char buf[sizeof(l) + 64];
+	u64 len = sizeof(l) + rec_size(seq);
+
+	memcpy(buf, &l, sizeof(l));
+	fill_rec(buf + sizeof(l), seq);
+	head -= len;
+	ring_put(data, size, head, buf, len);
+	return head;
+}
+
+/*
+ * Check time order, LOST sample_id time included, and that every LOST
+ * comes just before the record after the gap it reports: the sequence
+ * numbers jump by exactly the count of the LOSTs in between.
+ */
+static int check_lost_order(const char *dst, long len, u64 *nsamples, u64 *nlost_recs,
+			    u64 *first, u64 *last)
+{
+	u64 prev_t = 0, prev_seq = 0, pending = 0;
+	bool have_prev = false;
+	long pos = 0;
+
+	*nsamples = *nlost_recs = 0;
+	while (pos < len) {
+		struct perf_event_header h;
+
+		memcpy(&h, dst + pos, sizeof(h));
+		if (h.type == PERF_RECORD_LOST) {
+			struct syn_lost l;
+
+			CHECK(h.size == sizeof(l), "LOST of size %u", h.size);
+			memcpy(&l, dst + pos, sizeof(l));
+			CHECK(l.time >= prev_t, "LOST at %ld: time %llu after a record of time %llu",
+			      pos, (unsigned long long)l.time, (unsigned long long)prev_t);
+			prev_t = l.time;
+			pending += l.lost;
+			(*nlost_recs)++;
+		} else {
+			u64 seq, t;
+
+			CHECK(h.type == PERF_RECORD_SAMPLE, "type %u at %ld", h.type, pos);
+			memcpy(&seq, dst + pos + 8, 8);
+			CHECK(h.size == rec_size(seq), "size %u for seq %llu", h.size,
+			      (unsigned long long)seq);
+			t = seq_time(seq);
+			CHECK(t >= prev_t, "seq %llu: time %llu after %llu", (unsigned long long)seq,
+			      (unsigned long long)t, (unsigned long long)prev_t);
+			if (have_prev)
+				CHECK(seq == prev_seq + 1 + pending,
+				      "seq %llu after %llu with %llu reported lost in between",
+				      (unsigned long long)seq, (unsigned long long)prev_seq,
+				      (unsigned long long)pending);
+			else
+				*first = seq;
+			have_prev = true;
+			prev_seq = seq;
+			prev_t = t;
+			pending = 0;
+			(*nsamples)++;
+		}
+		pos += h.size;
+	}
+	CHECK(pending == 0, "a LOST at the newest end, with no record after it");
+	*last = prev_seq;
+	return 0;
+}
+
+/* Paused after seq 9, seq 10..14 dropped, resumed at 15: LOST before 15. */
+static int test_backward_lost_unwrapped(void)
+{
+	u64 size = 1024, head = 0, seq, ns, nl, f, l;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+	struct bwd_snap s;
+	long got;
+
+	for (seq = 0; seq < 10; seq++)
+		head = bwd_write(data, size, head, seq);
+	head = bwd_write_lost(data, size, head, 15, 5);
+	for (seq = 16; seq < 20; seq++)
+		head = bwd_write(data, size, head, seq);
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, ring_bwd_valid(size, head, head, 0), dst, size, &s);
+	CHECK(got == (long)(0 - head), "got %ld of %llu", got, (unsigned long long)(0 - head));
+	if (check_lost_order(dst, got, &ns, &nl, &f, &l))
+		return -1;
+	CHECK(ns == 15 && nl == 1 && f == 0 && l == 19, "%llu samples %llu..%llu, %llu LOST",
+	      (unsigned long long)ns, (unsigned long long)f, (unsigned long long)l,
+	      (unsigned long long)nl);
+	/* the LOST comes right after seq 9 */
+	{
+		long pos = 0;
+		u32 type;
+
+		for (u64 k = 0; k < 10; k++)
+			pos += rec_size(k);
+		memcpy(&type, dst + pos, sizeof(type));
+		CHECK(type == PERF_RECORD_LOST, "record after seq 9 is of type %u", type);
+	}
+	free(data); free(img); free(dst);
+	return 0;
+}
+
+/* Wrapped many times, a LOST every 37 records: each in front of its record. */
+static int test_backward_lost_wrapped(void)
+{
+	u64 size = 2048, head = 0, seq = 0, ns, nl, f, l;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+	struct bwd_snap s;
+	long got;
+
+	for (int k = 0; k < 1500; k++) {
+		if (k % 37 == 36) {
+			seq += 3;	/* dropped while paused */
+			head = bwd_write_lost(data, size, head, seq, 3);
+		} else {
+			head = bwd_write(data, size, head, seq);
+		}
+		seq++;
+	}
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, ring_bwd_valid(size, head, head, 0), dst, size, &s);
+	if (check_lost_order(dst, got, &ns, &nl, &f, &l))
+		return -1;
+	CHECK(l == seq - 1, "newest %llu, want %llu", (unsigned long long)l,
+	      (unsigned long long)(seq - 1));
+	CHECK(nl >= 2, "only %llu LOST records kept", (unsigned long long)nl);
+	free(data); free(img); free(dst);
+	return 0;
+}
+
+/*
+ * The trusted length ends inside the record that came with a LOST: the
+ * LOST is kept without it, as the oldest record, and still in time order.
+ */
+static int test_backward_lost_cut(void)
+{
+	u64 size = 1024, head = 0, seq, ns, nl, f, l, newer;
+	char *data = calloc(1, size), *img = malloc(size), *dst = malloc(size);
+	struct bwd_snap s;
+	u32 type;
+	long got;
+
+	for (seq = 0; seq < 10; seq++)
+		head = bwd_write(data, size, head, seq);
+	head = bwd_write_lost(data, size, head, 15, 5);
+	for (seq = 16, newer = 0; seq < 20; seq++) {
+		head = bwd_write(data, size, head, seq);
+		newer += rec_size(seq);
+	}
+	ring_copy_rotated(data, size, head, img);
+	got = ring_bwd_extract_img(img, newer + sizeof(struct syn_lost) + 8, dst, size, &s);
+	CHECK(got == (long)(newer + sizeof(struct syn_lost)), "got %ld", got);
+	memcpy(&type, dst, sizeof(type));
+	CHECK(type == PERF_RECORD_LOST, "oldest record of type %u", type);
+	if (check_lost_order(dst, got, &ns, &nl, &f, &l))
+		return -1;
+	CHECK(ns == 4 && nl == 1 && f == 16 && l == 19, "%llu samples %llu..%llu",
+	      (unsigned long long)ns, (unsigned long long)f, (unsigned long long)l);
+	free(data); free(img); free(dst);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("forward copy across the wrap", test_forward_wrap);
@@ -266,5 +451,9 @@ int main(void)
 	tap_run("backward image with writes during the copy", test_backward_concurrent);
 	tap_run("backward trusted length", test_backward_valid);
 	tap_run("backward extract into a small buffer keeps the newest", test_backward_small_dst);
+	tap_run("backward LOST goes just before the record it came with", test_backward_lost_unwrapped);
+	tap_run("backward LOSTs after wrapping, each before its record", test_backward_lost_wrapped);
+	tap_run("backward LOST whose record is cut off stays, oldest and in time order",
+		test_backward_lost_cut);
 	return tap_done();
 }
