@@ -235,6 +235,34 @@ static const char *const tracefs_roots[] = {
 	"/sys/kernel/debug/tracing",
 };
 
+/*
+ * PERF_RING_TRACEFS names a directory laid out like tracefs
+ * (events/<sys>/<event>/{id,format}) to use instead of it. tracefs is
+ * usually readable by root only; a runner that is root can copy the few
+ * files an unprivileged run needs, and the run then tests what
+ * perf_event_open() allows the user, not who may read tracefs.
+ */
+static const char *tracefs_override(void)
+{
+	const char *s = getenv("PERF_RING_TRACEFS");
+
+	return s && *s ? s : NULL;
+}
+
+/*
+ * What recording the tracepoints the suite uses needs at the current
+ * paranoid level, for a reason that has to say more than the missing
+ * tracefs access. They are all syscall tracepoints, which the kernel lets
+ * any user record with raw samples from their own tasks
+ * (TRACE_EVENT_FL_CAP_ANY) once the kernel may be recorded at all:
+ * perf_event_paranoid<=1.
+ */
+static const char *tp_record_needs(int paranoid)
+{
+	return paranoid > 1 ?
+		", and CAP_PERFMON or perf_event_paranoid<=1 to record its raw samples" : "";
+}
+
 static int read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -288,16 +316,18 @@ static int format_field(const char *fmt, const char *field,
 int pr_tp_lookup(const char *sys, const char *event, const char *field,
 		 struct pr_tp *tp, char *why, size_t len)
 {
+	const char *over = tracefs_override();
+	const char *const *roots = over ? &over : tracefs_roots;
+	unsigned int i, nroots = over ? 1 : sizeof(tracefs_roots) / sizeof(tracefs_roots[0]);
 	char path[PATH_MAX], buf[4096];
 	bool denied = false;
-	unsigned int i;
-	int ret;
+	int ret, para;
 
 	memset(tp, 0, sizeof(*tp));
 	snprintf(tp->name, sizeof(tp->name), "%s:%s", sys, event);
-	for (i = 0; i < sizeof(tracefs_roots) / sizeof(tracefs_roots[0]); i++) {
+	for (i = 0; i < nroots; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s/id",
-			 tracefs_roots[i], sys, event);
+			 roots[i], sys, event);
 		ret = read_file(path, buf, sizeof(buf));
 		if (ret == -EACCES || ret == -EPERM) {
 			denied = true;
@@ -307,7 +337,7 @@ int pr_tp_lookup(const char *sys, const char *event, const char *field,
 			continue;
 		tp->id = strtoull(buf, NULL, 10);
 		snprintf(path, sizeof(path), "%s/events/%s/%s/format",
-			 tracefs_roots[i], sys, event);
+			 roots[i], sys, event);
 		ret = read_file(path, buf, sizeof(buf));
 		if (ret) {
 			why_set(why, len, "cannot read %s: %s", path, strerror(-ret));
@@ -320,10 +350,13 @@ int pr_tp_lookup(const char *sys, const char *event, const char *field,
 		}
 		return 0;
 	}
+	para = pr_paranoid();
 	if (denied)
 		why_set(why, len,
-			"needs root (or read access to tracefs) to find %s, and CAP_PERFMON or perf_event_paranoid=-1 for raw tracepoint samples (perf_event_paranoid=%d)",
-			tp->name, pr_paranoid());
+			"needs root (or read access to tracefs) to find %s%s (perf_event_paranoid=%d)",
+			tp->name, tp_record_needs(para), para);
+	else if (over)
+		why_set(why, len, "no tracepoint %s in PERF_RING_TRACEFS=%s", tp->name, over);
 	else
 		why_set(why, len,
 			"no tracepoint %s in /sys/kernel/tracing or /sys/kernel/debug/tracing (needs tracefs mounted and CONFIG_FTRACE_SYSCALLS)",
@@ -381,15 +414,32 @@ static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t
 {
 	char probe[PR_WHY_LEN];
 
+	/*
+	 * The kernel's checks, in the order perf_event_open() makes them:
+	 * an event that counts in the kernel needs paranoid<=1 (EACCES), a
+	 * CPU-wide one paranoid<=0 (EACCES), and raw tracepoint samples
+	 * paranoid=-1 (EPERM) unless the tracepoint is one any user may
+	 * record in their own tasks, as the syscall tracepoints are.
+	 */
 	if (err == EACCES || err == EPERM) {
-		if (o->tp)
+		int para = pr_paranoid();
+
+		if (!o->tp)
+			why_set(why, len,
+				"needs CAP_PERFMON or perf_event_paranoid<=2 for a user-only software event (perf_event_paranoid=%d)",
+				para);
+		else if (err == EPERM)
 			why_set(why, len,
 				"needs CAP_PERFMON or perf_event_paranoid=-1 for raw samples of tracepoint %s (perf_event_paranoid=%d)",
-				o->tp->name, pr_paranoid());
+				o->tp->name, para);
+		else if (o->pid == -1)
+			why_set(why, len,
+				"needs CAP_PERFMON or perf_event_paranoid<=0 for a CPU-wide event on tracepoint %s (perf_event_paranoid=%d)",
+				o->tp->name, para);
 		else
 			why_set(why, len,
-				"needs CAP_PERFMON or perf_event_paranoid<=2 for software events (perf_event_paranoid=%d)",
-				pr_paranoid());
+				"needs CAP_PERFMON or perf_event_paranoid<=1 to record tracepoint %s (perf_event_paranoid=%d)",
+				o->tp->name, para);
 		return PR_SKIP;
 	}
 	if (err == EINVAL && o->backward && pr_has_backward(probe, sizeof(probe)) == 0) {

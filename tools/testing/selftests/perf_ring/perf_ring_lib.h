@@ -86,7 +86,8 @@ struct pr_tp {
 
 /*
  * Look up @sys:@event in tracefs (/sys/kernel/tracing, then
- * /sys/kernel/debug/tracing) and the offset of @field in its format.
+ * /sys/kernel/debug/tracing, or only $PERF_RING_TRACEFS when that is set)
+ * and the offset of @field in its format.
  * Returns 0, or PR_SKIP with the reason in @why.
  */
 int pr_tp_lookup(const char *sys, const char *event, const char *field,
