@@ -141,6 +141,13 @@ static int add_tracepoints(struct ev_list *l, const char *tok, char *err, size_t
 	char **systems = NULL;
 	int nsys = 0, found = 0, ret = 0;
 
+	if (!tfs && access("/sys/kernel/tracing/events/header_page", R_OK) &&
+	    errno == EACCES) {
+		snprintf(err, errlen, "%s: cannot read tracefs (/sys/kernel/tracing: %s): "
+			 "finding a tracepoint needs root, or read access to tracefs",
+			 tok, strerror(EACCES));
+		return -EACCES;
+	}
 	if (!tfs) {
 		snprintf(err, errlen, "%s: tracefs is not mounted "
 			 "(mount -t tracefs nodev /sys/kernel/tracing)", tok);

@@ -35,6 +35,63 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 
 /* ---- setup ---- */
 
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v;
+
+	if (!f)
+		return 2;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 2;
+	fclose(f);
+	return v;
+}
+
+/*
+ * perf_event_paranoid>=2 refuses events that count in the kernel. Like perf
+ * record, fall back to user space only, for events that have a user space
+ * to count in: not tracepoints, which fire in the kernel.
+ */
+static bool user_only_fallback(struct pf_event *ev, int err)
+{
+	if ((err != EACCES && err != EPERM) || ev->attr.exclude_kernel ||
+	    ev->attr.type == PERF_TYPE_TRACEPOINT || paranoid_level() < 2)
+		return false;
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
+	return true;
+}
+
+/*
+ * What perf_event_open() refused, for EACCES and EPERM, in the order the
+ * kernel checks: an event that counts in the kernel needs paranoid<=1, one
+ * on every task of a CPU (pid -1) paranoid<=0 (both EACCES), and raw
+ * tracepoint samples paranoid=-1 (EPERM) unless the tracepoint is one any
+ * user may record in their own tasks (the syscall tracepoints).
+ */
+static void open_denied_msg(const struct pf_event *ev, int err, pid_t pid,
+			    char *buf, size_t len)
+{
+	int p = paranoid_level();
+	const char *need;
+
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT && err == EPERM)
+		need = pid == -1 ?
+			"raw tracepoint samples from every task (-a, -C) need CAP_PERFMON (or root) or perf_event_paranoid=-1" :
+			"raw samples of this tracepoint need CAP_PERFMON (or root) or perf_event_paranoid=-1";
+	else if (pid == -1 && p > 0)
+		need = "recording every task on a CPU (-a, -C) needs CAP_PERFMON (or root) or perf_event_paranoid<=0";
+	else if (!ev->attr.exclude_kernel && p > 1)
+		need = ev->attr.type == PERF_TYPE_TRACEPOINT ?
+			"a tracepoint fires in the kernel, and recording the kernel needs CAP_PERFMON (or root) or perf_event_paranoid<=1" :
+			"recording the kernel needs CAP_PERFMON (or root) or perf_event_paranoid<=1";
+	else
+		need = "refused by the kernel's perf_event_open policy (perf_event_paranoid, or a security module); run as root";
+	snprintf(buf, len, "%s: %s: %s; perf_event_paranoid is %d", ev->name,
+		 strerror(err), need, p);
+}
+
 static void config_attrs(struct rec *r)
 {
 	struct record_opts *o = r->o;
@@ -165,12 +222,22 @@ static int open_events(struct rec *r)
 				u64 id;
 				char msg[400];
 
+				if (fd < 0 && user_only_fallback(ev, errno)) {
+					fd = sys_perf_event_open(&ev->attr, r->thr[t], r->cpus[c]);
+					if (fd >= 0 && !o->quiet)
+						fprintf(stderr, "perf-ring record: perf_event_paranoid is %d: "
+							"recording %s in user space only\n",
+							paranoid_level(), ev->name);
+				}
 				if (fd < 0) {
 					int en = errno;
 
 					if (en == ESRCH && r->thr[t] > 0)
 						continue;	/* thread exited meanwhile */
-					events_open_error(ev, en, msg, sizeof(msg));
+					if (en == EACCES || en == EPERM)
+						open_denied_msg(ev, en, r->thr[t], msg, sizeof(msg));
+					else
+						events_open_error(ev, en, msg, sizeof(msg));
 					rec_fail(r, -en, "%s (cpu %d)", msg, r->cpus[c]);
 					return -en;
 				}
