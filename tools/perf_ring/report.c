@@ -107,11 +107,16 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
  * not whole and sound, and r->good_end says where: everything before it
  * is kept.  Otherwise such a record is an error.
  */
-static int stop_or_fail(struct rep *r, u64 roff, int err)
+static int stop_or_fail(struct rep *r, int err)
 {
 	if (!r->salvage)
 		return err;
-	r->good_end = roff;
+	/*
+	 * Back to the last record after which no decompressed record was
+	 * left half done: a compressed unit can span several COMPRESSED
+	 * records, and the file must not end inside one.
+	 */
+	r->good_end = r->clean_end;
 	return 0;
 }
 
@@ -125,6 +130,7 @@ int report_walk(struct rep *r)
 
 	if (!buf)
 		return -ENOMEM;
+	r->clean_end = off;
 	while (buf_off + have < end || have) {
 		size_t pos = 0;
 		u64 want = end - (buf_off + have);
@@ -151,7 +157,7 @@ int report_walk(struct rep *r)
 					 "corrupt record at file offset %llu (type %u, size %u)%s",
 					 (unsigned long long)roff, h.type, h.size,
 					 roff + h.size > end ? ": runs past the data section" : "");
-				err = stop_or_fail(r, roff, -EBADMSG);
+				err = stop_or_fail(r, -EBADMSG);
 				goto out;
 			}
 			if (pos + h.size > have)
@@ -167,11 +173,13 @@ int report_walk(struct rep *r)
 				err = out_put(r, buf + pos, h.size);
 			}
 			if (err) {
-				err = stop_or_fail(r, roff, err);
+				err = stop_or_fail(r, err);
 				goto out;
 			}
 			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
 			pos += h.size;
+			if (!r->pend_len)
+				r->clean_end = roff + h.size;
 		}
 		if (pos == 0 && have == RBUF) {
 			err = -EBADMSG;
@@ -182,7 +190,7 @@ int report_walk(struct rep *r)
 		buf_off += pos;
 		if (buf_off + have >= end && have && pos == 0) {
 			snprintf(r->err, sizeof(r->err), "truncated record at the end of the data");
-			err = stop_or_fail(r, buf_off, -EBADMSG);
+			err = stop_or_fail(r, -EBADMSG);
 			goto out;
 		}
 	}
@@ -190,7 +198,7 @@ int report_walk(struct rep *r)
 	if (!err && r->pend_len) {
 		snprintf(r->err, sizeof(r->err), "%zu bytes of a partial record at the end of the compressed data",
 			 r->pend_len);
-		err = stop_or_fail(r, end, -EBADMSG);
+		err = stop_or_fail(r, -EBADMSG);
 	}
 out:
 	free(buf);
@@ -326,6 +334,43 @@ static int decompress_to(struct rep *r, const char *out)
 	return err;
 }
 
+static int rep_open(struct rep *r, const char *path, bool salvage)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->out_fd = -1;
+	r->salvage = salvage;
+	err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
+	if (err)
+		return err;
+	{
+		const u64 *ids[r->f.nr_evs + 1];
+		int nids[r->f.nr_evs + 1];
+
+		for (int e = 0; e < r->f.nr_evs; e++) {
+			ids[e] = r->f.evs[e].ids;
+			nids[e] = r->f.evs[e].nr_ids;
+		}
+		idmap_build(&r->idmap, ids, nids, r->f.nr_evs,
+			    r->f.nr_evs ? r->f.evs[0].attr.sample_type : 0);
+	}
+	r->per_ev = calloc(r->f.nr_evs + 1, sizeof(u64));
+	return r->per_ev ? 0 : -ENOMEM;
+}
+
+static void rep_close(struct rep *r)
+{
+	if (r->dz_on)
+		decomp_free(&r->dz);
+	free(r->pend);
+	free(r->per_ev);
+	idmap_free(&r->idmap);
+	pf_close(&r->f);
+	memset(r, 0, sizeof(*r));
+	r->f.fd = -1;
+}
+
 static void report_usage(FILE *f)
 {
 	fprintf(f, "usage: perf-ring report [-i FILE] [--decompress -o OUT | --recover -o OUT]\n");
@@ -370,45 +415,34 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "perf-ring report: --decompress and --recover go one at a time\n");
 		return 1;
 	}
-	memset(&r, 0, sizeof(r));
-	r.out_fd = -1;
-	r.salvage = recover;
-	err = recover ? pf_open_salvage(&r.f, in) : pf_open(&r.f, in);
+	err = rep_open(&r, in, recover);
 	if (err) {
 		fprintf(stderr, "perf-ring report: %s: %s\n", in,
 			r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
-		pf_close(&r.f);
+		rep_close(&r);
 		return 2;
 	}
-	{
-		const u64 *ids[r.f.nr_evs + 1];
-		int nids[r.f.nr_evs + 1];
-
-		for (int e = 0; e < r.f.nr_evs; e++) {
-			ids[e] = r.f.evs[e].ids;
-			nids[e] = r.f.evs[e].nr_ids;
-		}
-		idmap_build(&r.idmap, ids, nids, r.f.nr_evs,
-			    r.f.nr_evs ? r.f.evs[0].attr.sample_type : 0);
-	}
-	r.per_ev = calloc(r.f.nr_evs + 1, sizeof(u64));
 	if (decompress)
 		err = decompress_to(&r, out);
 	else if (recover)
 		err = report_recover(&r, out, argc, argv);
 	else
 		err = report_walk(&r);
+	if (recover && !err) {
+		/* the summary is of what OUT holds, read back as report reads it */
+		rep_close(&r);
+		err = rep_open(&r, out, false);
+		if (!err)
+			err = report_walk(&r);
+		in = out;
+	}
 	if (!decompress || !err)
-		print_summary(&r, recover && !err ? out : in);
+		print_summary(&r, in);
 	if (decompress && !err)
 		printf("\nwrote %s: %llu bytes of plain data\n", out, (unsigned long long)r.out_len);
 	if (err)
-		fprintf(stderr, "perf-ring report: %s: %s\n", in, r.err[0] ? r.err : strerror(-err));
-	if (r.dz_on)
-		decomp_free(&r.dz);
-	free(r.pend);
-	free(r.per_ev);
-	idmap_free(&r.idmap);
-	pf_close(&r.f);
+		fprintf(stderr, "perf-ring report: %s: %s\n", in,
+			r.err[0] ? r.err : r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
+	rep_close(&r);
 	return err ? 2 : 0;
 }

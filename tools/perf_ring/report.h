@@ -25,6 +25,7 @@ struct rep {
 	u64 out_len;
 	bool salvage;			/* --recover: stop at the first bad record */
 	u64 good_end;			/* file offset where the sound records end */
+	u64 clean_end;			/* ... and no compressed unit is half done */
 	char err[256];
 };
 

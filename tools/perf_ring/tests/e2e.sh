@@ -260,18 +260,62 @@ else
 	skip "ENOSPC while recording" "cannot mount a tmpfs"
 fi
 
-# SIGTERM during a workload: interrupted, the file is complete up to there
-rm -f term.data
-"$PR" record -e 'raw_syscalls:*' -o term.data -- "$CL" 100000000 2>term.err &
-pid=$!
-sleep 1
-kill -TERM $pid
-wait $pid
-rc=$?
-if [ $rc = 143 ] && grep -q "interrupted" term.err; then
-	check_file term.data "SIGTERM during a workload (exit $rc)" lossy
+# SIGINT, SIGTERM during a workload: interrupted, the workload stopped,
+# the file complete up to there
+for sig in INT TERM; do
+	rm -f term.data
+	"$PR" record -e 'raw_syscalls:*' -o term.data -- "$CL" 100000000 2>term.err &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	if [ $rc = $((128 + $(kill -l $sig))) ] && grep -q "interrupted by .*; workload stopped" term.err; then
+		check_file term.data "SIG$sig during a workload (exit $rc)" lossy
+	else
+		nok "SIG$sig during a workload" "exit $rc: $(cat term.err)"
+	fi
+done
+
+# a workload that exits at once: a complete file with its few records; a
+# failing one is noted, and the recording itself succeeded
+rm -f quick.data
+if "$PR" record -e 'raw_syscalls:*' -o quick.data -- true 2>quick.err; then
+	check_file quick.data "workload exiting at once"
 else
-	nok "SIGTERM during a workload" "exit $rc: $(cat term.err)"
+	nok "workload exiting at once" "$(cat quick.err)"
+fi
+rm -f quick.data
+"$PR" record -e 'raw_syscalls:*' -o quick.data -- false 2>quick.err
+rc=$?
+if [ $rc = 0 ] && grep -q "note: workload exited with status 1" quick.err; then
+	check_file quick.data "workload failing at once (noted, exit 0)"
+else
+	nok "workload failing at once" "exit $rc: $(cat quick.err)"
+fi
+
+# a buffer mmap that fails: a normal user over perf_event_mlock_kb and a
+# 64 kB RLIMIT_MEMLOCK (root is exempt through CAP_IPC_LOCK).  Nothing has
+# been recorded yet, so no file is left behind.
+para=/proc/sys/kernel/perf_event_paranoid
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null && [ -w $para ]; then
+	oldp=$(cat $para)
+	nd=$(mktemp -d)
+	chmod 777 "$nd"
+	echo 1 >$para
+	(ulimit -l 64 && exec setpriv --reuid=nobody --regid="$(id -gn nobody)" --clear-groups \
+		--inh-caps=-all "$PR" record -m 4M -e cpu-clock -o "$nd/m.data" -- "$CL" 1000) >f.out 2>f.err
+	rc=$?
+	echo "$oldp" >$para
+	if [ $rc = 1 ] && grep -q "mmap of a 4096 kB buffer on cpu [0-9]*: Operation not permitted" f.err &&
+	   [ ! -e "$nd/m.data" ]; then
+		ok "failed buffer mmap: exit 1, '$(head -1 f.err)', no file left"
+	else
+		nok "failed buffer mmap" "exit $rc: $(cat f.err)" "$(ls -l "$nd")"
+	fi
+	rm -rf "$nd"
+else
+	skip "failed buffer mmap" "needs the nobody user, setpriv and a writable perf_event_paranoid"
 fi
 
 # SIGKILL: nothing runs at exit, so the header keeps a data size of 0 and
