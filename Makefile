@@ -7,9 +7,9 @@
 #   make deps                    install missing Debian packages
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
-#   make kselftest TARGETS=perf_ring
+#   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
 #   make series / series-check   the kernel patch series in kernel/
-#   make tools / tools-test / tools-e2e / tools-asan
+#   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
 
@@ -17,7 +17,9 @@ KERNEL ?= post
 TARGETS ?= perf_ring
 # DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config).
 # QUICK=1: the short benchmark run.
-export DEBUG QUICK
+# PARANOID: the perf_event_paranoid levels of kselftest-user and
+# tools-privileges (default "2 1 -1").
+export DEBUG QUICK PARANOID
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.
@@ -27,7 +29,8 @@ MAKEFLAGS += --no-print-directory
 endif
 
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
-	tools tools-static tools-test tools-e2e tools-asan series series-check \
+	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
+	tools-privileges series series-check \
 	check run bench qemu-bench soak fuzz fuzz-smoke clean help
 
 all: tools
@@ -53,8 +56,13 @@ qemu-check: initramfs
 kselftest: base
 	$(Q)$(S)/kselftest.sh $(TARGETS)
 
+# As nobody at each perf_event_paranoid level in PARANOID.
 kselftest-user: base
 	$(Q)$(S)/kselftest.sh --user nobody $(TARGETS)
+
+# Built with ASan and UBSan into build/kselftest-asan, run as root.
+kselftest-asan: base
+	$(Q)$(S)/kselftest.sh --sanitize $(TARGETS)
 
 # The recorder (tools/perf_ring builds into build/tools/perf_ring).
 tools: deps
@@ -71,6 +79,9 @@ tools-e2e: deps
 
 tools-asan: deps
 	$(Q)$(MAKE) -C tools/perf_ring asan-test
+
+tools-privileges: deps
+	$(Q)$(MAKE) -C tools/perf_ring privileges
 
 series: deps
 	$(Q)$(S)/series.sh $(WORKTREE)
