@@ -15,11 +15,14 @@ set -euo pipefail
 kernel=${1:?usage: build-kernel.sh pre|post|upstream}
 "$PR_ROOT/scripts/perf_ring/mktree.sh" "$kernel"
 
-name=$kernel${DEBUG:+-debug}
+name=$kernel$(pr_flavour)
 tree=$PR_BUILD/kernel/$name
 out=$PR_BUILD/images/$name
 frags=(perf_ring.config)
-[ -n "${DEBUG:-}" ] && frags+=(perf_ring-debug.config)
+case $(pr_flavour) in
+-debug) frags+=(perf_ring-debug.config) ;;
+-kcsan) frags+=(perf_ring-kcsan.config) ;;
+esac
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"

@@ -12,7 +12,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${1:?usage: initramfs.sh pre|post|upstream}
-name=$kernel${DEBUG:+-debug}
+name=$kernel$(pr_flavour)
 tree=$PR_BUILD/kernel/$name
 img=$PR_BUILD/images/$name
 work=$PR_BUILD/initramfs/$name

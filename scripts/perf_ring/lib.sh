@@ -21,6 +21,17 @@ pr_kernel_version() {
 }
 
 # pr_elapsed START: seconds since START (from date +%s) as "1m02s"
+# The kernel flavour DEBUG selects, as a tree-name suffix: "" (none),
+# "-debug" (DEBUG=1: KASAN, lockdep, UBSAN...) or "-kcsan" (DEBUG=kcsan;
+# KCSAN excludes KASAN, so it is a flavour of its own).
+pr_flavour() {
+	case "${DEBUG:-}" in
+	"") ;;
+	kcsan) echo -kcsan ;;
+	*) echo -debug ;;
+	esac
+}
+
 pr_elapsed() {
 	local d=$(( $(date +%s) - $1 ))
 	printf '%dm%02ds' $((d / 60)) $((d % 60))

@@ -21,8 +21,9 @@ set -euo pipefail
 
 kernel=${1:?usage: mktree.sh pre|post|upstream}
 case "$kernel" in pre|post|upstream) ;; *) pr_die "KERNEL=$kernel: use pre, post or upstream" ;; esac
-# DEBUG=1 builds the same source in its own tree, build/kernel/<KERNEL>-debug.
-name=$kernel${DEBUG:+-debug}
+# DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,
+# build/kernel/<KERNEL>-debug (-kcsan).
+name=$kernel$(pr_flavour)
 
 kdir=$PR_BUILD/kernel
 origin=$kdir/origin
@@ -78,7 +79,7 @@ tree=$kdir/$name
 if [ ! -d "$tree/.git" ]; then
 	src=$origin
 	for s in pre post upstream; do
-		s=$s${DEBUG:+-debug}
+		s=$s$(pr_flavour)
 		if [ -f "$kdir/$s/vmlinux" ]; then src=$kdir/$s; break; fi
 	done
 	pr_log "$name: copying the tree from ${src#"$kdir"/}"

@@ -6,7 +6,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=${1:?usage: qemu-check.sh pre|post|upstream}
-name=$kernel${DEBUG:+-debug}
+name=$kernel$(pr_flavour)
 log=$PR_BUILD/images/$name/console-check.log
 # The selftests scale their loops down under emulation.
 export QEMU_APPEND=${QEMU_APPEND:-perf_ring.scale=0.1}

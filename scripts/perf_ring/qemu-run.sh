@@ -22,7 +22,7 @@ kernel=${1:?usage: qemu-run.sh KERNEL MODE LOG [TIMEOUT]}
 mode=${2:?mode}
 log=${3:?log}
 tmo=${4:-900}
-name=$kernel${DEBUG:+-debug}
+name=$kernel$(pr_flavour)
 img=$PR_BUILD/images/$name
 [ -f "$img/bzImage" ] && [ -f "$img/initramfs.cpio.gz" ] ||
 	pr_die "$name: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
