@@ -36,6 +36,14 @@ static void why_set(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* mmap() of a perf buffer fails with EPERM past the locked-memory limits. */
+static void mlock_reason(char *why, size_t len, unsigned int data_pages)
+{
+	why_set(why, len,
+		"needs CAP_IPC_LOCK or a larger /proc/sys/kernel/perf_event_mlock_kb for a %u-page perf buffer",
+		data_pages);
+}
+
 /* ---- run-time scaling ---- */
 
 double pr_scale(void)
@@ -207,8 +215,12 @@ int pr_has_pause(char *why, size_t len)
 	if (map == MAP_FAILED) {
 		err = errno;
 		close(fd);
+		if (err == EPERM) {
+			mlock_reason(why, len, 1);
+			return -EACCES;
+		}
 		why_set(why, len, "mmap of a 1-page perf buffer: %s", strerror(err));
-		return err == EPERM ? -EACCES : -err;
+		return -err;
 	}
 	if (!ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)) {
 		ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
@@ -470,9 +482,7 @@ int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
 		err = errno;
 		r->base = NULL;
 		if (err == EPERM) {
-			why_set(why, len,
-				"needs CAP_IPC_LOCK or a larger /proc/sys/kernel/perf_event_mlock_kb for a %u-page perf buffer",
-				data_pages);
+			mlock_reason(why, len, data_pages);
 			return PR_SKIP;
 		}
 		why_set(why, len, "mmap of a %u-page %s perf buffer: %s", data_pages,
