@@ -28,6 +28,17 @@ static void on_stop(int sig) { stop_sig = sig; }
 static void on_usr2(int sig) { (void)sig; usr2_pending = 1; }
 static void on_chld(int sig) { (void)sig; child_exited = 1; }
 
+/* CPU hotplug, per buffer (see "CPU hotplug" below) */
+static struct {
+	int cpu[MAX_CPUS];		/* the buffer's CPU */
+	u64 off_ns[MAX_CPUS];		/* went offline, ns into the run; 0: never */
+	u64 on_ns[MAX_CPUS];		/* came back; 0: not (yet) */
+	bool off[MAX_CPUS];		/* offline now */
+	u64 last_time[MAX_CPUS];	/* newest record time read from it */
+	u64 t0, checked;
+	bool no_mask;			/* the online mask cannot be read */
+} hp;
+
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -254,6 +265,7 @@ static int open_events(struct rec *r)
 						return err;
 					}
 					r->pfd[r->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
+					hp.cpu[r->nrings] = r->cpus[c];
 					ring_fd = fd;
 					r->nrings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
@@ -337,7 +349,15 @@ static int read_round(struct rec *r, bool all)
 	int err;
 
 	for (int i = 0; i < r->nrings; i++) {
+		/* counts_walk keeps the newest time: take this buffer's */
+		u64 t = r->cnt.last_time;
+
+		r->cnt.last_time = 0;
 		err = drain_ring(r, &r->rings[i], all);
+		if (r->cnt.last_time)
+			hp.last_time[i] = r->cnt.last_time;
+		if (t > r->cnt.last_time)
+			r->cnt.last_time = t;
 		if (err)
 			return err;
 	}
@@ -361,6 +381,121 @@ static u64 max_avail(struct rec *r)
 			m = a;
 	}
 	return m;
+}
+
+/* ---- CPU hotplug ---- */
+
+/*
+ * A CPU that goes offline takes the events of its own context along
+ * (perf_event_exit_cpu -> __perf_event_exit_context): -a and -C events are
+ * scheduled out and detached, left OFF, neither in error nor hung up, so
+ * poll() and read() do not tell.  They stay off when the CPU comes back.
+ * The per-CPU events of a command or of -p live in the tasks' contexts:
+ * they are not touched, and count again once a task runs on the CPU.
+ * Either way the buffer stays mapped and what it holds is read as usual.
+ * So the online mask is read, at most every 100 ms, to say what happened.
+ */
+#define HOTPLUG_CHECK_NS 100000000ULL
+
+static bool cpu_events(const struct rec *r)
+{
+	return !r->o->workload && !r->o->npids;
+}
+
+/* Backward buffer of a stopped event: the time of its newest record. */
+static u64 bwd_newest_time(const struct rec *r, const struct ring *rg)
+{
+	u64 head = ring_head(rg), off = head & (rg->size - 1), t = 0;
+	struct perf_event_header h;
+	char *rec;
+
+	if (!head)
+		return 0;		/* nothing written */
+	memcpy(&h, rg->data + off, sizeof(h));	/* 8-aligned: never split */
+	if (h.size < sizeof(h) || h.size > rg->size)
+		return 0;
+	rec = malloc(h.size);
+	if (!rec)
+		return 0;
+	if (off + h.size <= rg->size) {
+		memcpy(rec, rg->data + off, h.size);
+	} else {
+		memcpy(rec, rg->data + off, rg->size - off);
+		memcpy(rec + (rg->size - off), rg->data, h.size - (rg->size - off));
+	}
+	t = record_time(rec, r->sample_type);
+	free(rec);
+	return t;
+}
+
+static void hotplug_check(struct rec *r, bool force)
+{
+	bool online[MAX_CPUS] = { false };
+	u64 now = now_ns();
+	double s = (now - hp.t0) / 1e9;
+
+	if (hp.no_mask || (!force && now - hp.checked < HOTPLUG_CHECK_NS))
+		return;
+	hp.checked = now;
+	if (online_cpus(online, MAX_CPUS)) {
+		hp.no_mask = true;
+		return;
+	}
+	for (int i = 0; i < r->nrings; i++) {
+		int cpu = hp.cpu[i];
+
+		if (!online[cpu] && !hp.off[i]) {
+			hp.off[i] = true;
+			hp.off_ns[i] = now - hp.t0 ?: 1;
+			hp.on_ns[i] = 0;
+			if (r->o->overwrite && cpu_events(r))
+				hp.last_time[i] = bwd_newest_time(r, &r->rings[i]);
+			if (!r->o->quiet)
+				fprintf(stderr, "[ perf-ring record: cpu %d went offline (%.1f s): %s ]\n",
+					cpu, s, cpu_events(r) ?
+					"the kernel stopped its events; what its buffer holds is kept" :
+					"the recorded tasks run on the other CPUs");
+		} else if (online[cpu] && hp.off[i]) {
+			hp.off[i] = false;
+			hp.on_ns[i] = now - hp.t0 ?: 1;
+			if (!r->o->quiet)
+				fprintf(stderr, "[ perf-ring record: cpu %d is back online (%.1f s): %s ]\n",
+					cpu, s, cpu_events(r) ?
+					"its events stay off, the kernel does not restart them" :
+					"the recorded tasks' events count there again");
+		}
+	}
+}
+
+/*
+ * At the end: a CPU that went offline.  For -a/-C the recording has a hole
+ * from then on (a warning, also with -q); the exit status stays 0, as the
+ * file holds everything that was recorded.
+ */
+static void hotplug_summary(struct rec *r)
+{
+	for (int i = 0; i < r->nrings; i++) {
+		char back[64] = " and was still offline at the end", last[80] = "";
+		int cpu = hp.cpu[i];
+
+		if (!hp.off_ns[i] || (!cpu_events(r) && r->o->quiet))
+			continue;
+		if (hp.on_ns[i])
+			snprintf(back, sizeof(back), ", came back at %.1f s", hp.on_ns[i] / 1e9);
+		if (hp.last_time[i])
+			snprintf(last, sizeof(last), " (its last record is at %llu.%06llu)",
+				 (unsigned long long)(hp.last_time[i] / 1000000000ULL),
+				 (unsigned long long)(hp.last_time[i] % 1000000000ULL / 1000));
+		if (cpu_events(r))
+			fprintf(stderr, "perf-ring record: warning: cpu %d went offline at %.1f s%s; "
+				"its events stayed off from then on, so the recording has nothing "
+				"from cpu %d after that%s\n",
+				cpu, hp.off_ns[i] / 1e9, back, cpu, last);
+		else
+			fprintf(stderr, "perf-ring record: note: cpu %d went offline at %.1f s%s; "
+				"the recorded tasks ran on the other CPUs meanwhile\n",
+				cpu, hp.off_ns[i] / 1e9, back);
+	}
 }
 
 /* ---- main ---- */
@@ -550,6 +685,7 @@ int cmd_record(int argc, char **argv)
 		enable_all(&r, true);
 	}
 	rec_refresh_live_synth(&r, true);
+	hp.t0 = hp.checked = now_ns();
 
 	while (!err && !wl_failed) {
 		if (stop_sig)
@@ -559,13 +695,21 @@ int cmd_record(int argc, char **argv)
 		if (o.npids && !targets_alive(&o))
 			break;		/* every -p process has exited */
 		if (!o.overwrite) {
-			/* skip the wait while a buffer is filling faster than we read */
-			int n = max_avail(&r) >= o.mmap_bytes / 8 ? 0 : poll(r.pfd, r.nrings, 100);
+			/*
+			 * Skip the wait while a buffer is filling faster than we
+			 * read: when one holds what poll() would wake up for, the
+			 * wakeup_watermark.  Not below --mmap-flush, which
+			 * read_round() waits for: with a stopped CPU's buffer
+			 * short of it, that would spin.
+			 */
+			u64 busy = o.mmap_bytes / 8 > o.mmap_flush ? o.mmap_bytes / 8 : o.mmap_flush;
+			int n = max_avail(&r) >= busy ? 0 : poll(r.pfd, r.nrings, 100);
 
 			if (n < 0 && errno != EINTR) {
 				err = -errno;
 				break;
 			}
+			hotplug_check(&r, false);
 			err = read_round(&r, false);
 			if (err)
 				break;
@@ -591,6 +735,7 @@ int cmd_record(int argc, char **argv)
 			struct timespec ts = { 0, 50 * 1000 * 1000 };
 
 			nanosleep(&ts, NULL);
+			hotplug_check(&r, false);
 			rec_refresh_live_synth(&r, false);
 			if (usr2_pending && o.switch_signal) {
 				char path[4096];
@@ -605,6 +750,7 @@ int cmd_record(int argc, char **argv)
 
 	/* stop: no new records, then read what is left */
 	enable_all(&r, false);
+	hotplug_check(&r, true);
 	if (r.child > 0 && (stop_sig || err || writer_failed(&r.w))) {
 		kill(r.child, SIGTERM);
 		waitpid(r.child, &status, 0);
@@ -632,6 +778,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	summary(&r);
+	hotplug_summary(&r);
 	if (wl_failed) {
 		fprintf(stderr, "perf-ring record: workload failed to start: '%s': %s\n",
 			o.workload[0], strerror(wl_errno ? wl_errno : EIO));
