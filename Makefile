@@ -15,7 +15,8 @@
 
 KERNEL ?= post
 TARGETS ?= perf_ring
-# DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config).
+# DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config);
+# DEBUG=kcsan: the KCSAN kernel (kernel/configs/perf_ring-kcsan.config).
 # QUICK=1: the short benchmark run.
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
