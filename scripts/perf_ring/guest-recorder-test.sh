@@ -5,17 +5,31 @@
 # the kernel under test. Streaming must work everywhere. The flight recorder
 # needs write_backward: on PRE it must refuse with a message naming the
 # missing feature and a non-zero exit, elsewhere it must write a snapshot.
-# Exit 0 when every check held.
+# Then CPU 1 goes offline and comes back while perf-ring records (system
+# wide, a workload pinned to CPU 1, the flight recorder): the run must go
+# on and end with exit 0, the file must hold what was recorded before,
+# during and after, and perf-ring must say that the CPU went away.
+# Prints a TAP line per check (guest-init.sh nests them) and the plan at
+# the end; exit 0 when every check held.
+n=0
 fail=0
 check() { # check DESCRIPTION COMMAND...
 	desc=$1
 	shift
-	if "$@"; then echo "ok: $desc"; else echo "FAILED: $desc"; fail=1; fi
+	n=$((n + 1))
+	if "$@"; then echo "ok $n $desc"; else echo "not ok $n $desc"; fail=1; fi
+}
+skip() { # skip DESCRIPTION REASON
+	n=$((n + 1))
+	echo "ok $n $1 # SKIP $2"
 }
 
 # The guest's tmpfs.
 d=/tmp
 cd "$d" || exit 1
+pre=false
+case "$(uname -r)" in *-pre|*-pre-debug) pre=true ;; esac
+
 perf-ring record -q -m 64 -e 'raw_syscalls:*' -o $d/stream.data -- close-loop 20000 \
 	> $d/stream.out 2>&1
 check "streaming record of close-loop 20000 exits 0" [ $? -eq 0 ]
@@ -30,17 +44,179 @@ check "sys_enter records ($enter) + lost ($lost) >= 20000" \
 perf-ring record -q --overwrite -z -e 'raw_syscalls:*' -o $d/flight.data -- close-loop 20000 \
 	> $d/flight.out 2>&1
 rc=$?
-case "$(uname -r)" in
-*-pre|*-pre-debug)
+if $pre; then
 	check "PRE: --overwrite fails (exit $rc)" [ $rc -ne 0 ]
 	check "PRE: the message names write_backward" grep -q write_backward $d/flight.out
-	;;
-*)
+else
 	check "--overwrite -z exits 0" [ $rc -eq 0 ]
 	perf-ring report -i $d/flight.data > $d/flight.rep 2>&1
 	check "report reads the snapshot" [ $? -eq 0 ]
 	check "the snapshot holds samples" grep -q 'SAMPLE events' $d/flight.rep
-	;;
-esac
-[ $fail -eq 0 ] || { echo "--- recorder output"; cat $d/stream.out $d/flight.out; }
+fi
+
+# ---- CPU 1 goes offline while perf-ring records, and comes back ----
+#
+# Phases: A (both CPUs online), B (CPU 1 offline), C (CPU 1 back). Marks in
+# /dev/kmsg bound them: "down" before the offline starts, "off" once it is
+# done, "on" before the online starts. printk stamps them with
+# local_clock(), the clock of the samples' PERF_SAMPLE_TIME.
+cpu1=/sys/devices/system/cpu/cpu1/online
+mark() { echo "<6>perf_ring_mark $1" > /dev/kmsg; }
+# marks: set down, off and on (ns) from the latest marks. Reading
+# /dev/kmsg waits for more: timeout ends it, "Terminated" goes to /dev/null.
+marks() {
+	set -- $({
+		timeout 1 cat /dev/kmsg |
+		awk -F';' '$2 ~ /^perf_ring_mark / { split($1, a, ","); t[substr($2, 16)] = a[3] }
+			END { printf "%.0f %.0f %.0f\n", t["down"] * 1000, t["off"] * 1000, t["on"] * 1000 }'
+	} 2>/dev/null)
+	down=$1 off=$2 on=$3
+}
+# count FILE: per-CPU samples of a plain perf.data file in phase A (a0,
+# a1), B (b0, b1) and C (c0, c1), and last1, the time of the last CPU 1
+# sample of phase A. Samples are IP|TID|TIME|ID|CPU|...: after the header
+# the time is the 4th u64, the CPU the low half of the 6th.
+count() {
+	set -- "$1" $(hexdump -v -s 40 -n 16 -e '4/4 "%u " "\n"' "$1")
+	set -- $(hexdump -v -s $(($2 + $3 * 4294967296)) -n $(($4 + $5 * 4294967296)) \
+		-e '2/4 "%u " "\n"' "$1" |
+	awk -v off="$off" -v on="$on" '
+	left == 0 { type = $1; left = int($2 / 65536) / 8; i = 0 }
+	{ i++; left-- }
+	type == 9 && i == 4 { t = $1 + $2 * 4294967296 }
+	type == 9 && i == 6 {
+		c[(t < off ? 0 : t < on ? 2 : 4) + ($1 == 1)]++
+		if ($1 == 1 && t < off && t > last) last = t
+	}
+	END { printf "%d %d %d %d %d %d %.0f\n", c[0], c[1], c[2], c[3], c[4], c[5], last }')
+	a0=${1:-0} a1=${2:-0} b0=${3:-0} b1=${4:-0} c0=${5:-0} c1=${6:-0} last1=${7:-0}
+}
+# show NAME: the counts, into the log
+show() {
+	echo "# $1: samples on cpu0/cpu1: before $a0/$a1, while cpu 1 is offline $b0/$b1," \
+		"after $c0/$c1; the last cpu 1 sample is $(( (last1 - down) / 1000000 )) ms" \
+		"after the offline began (it took $(( (off - down) / 1000000 )) ms)"
+}
+# cycle: phase A, CPU 1 offline, phase B (with SIGUSR2 to $snap_pid
+# halfway when set), CPU 1 back online, phase C.
+cycle() {
+	usleep 1500000
+	mark down
+	echo 0 > $cpu1 || return 1
+	mark off
+	usleep 1000000
+	[ -z "$snap_pid" ] || kill -USR2 "$snap_pid"
+	usleep 1000000
+	mark on
+	echo 1 > $cpu1 || return 1
+	usleep 1500000
+}
+ticks() { # ticks PID: CPU time of PID, in clock ticks
+	awk '{ print $14 + $15 }' /proc/$1/stat
+}
+uptime_ticks() {
+	awk '{ printf "%d\n", $1 * 100 }' /proc/uptime
+}
+
+if [ "$(nproc)" -lt 2 ] || [ ! -w $cpu1 ]; then
+	for t in "system wide" "pinned workload" "flight recorder"; do
+		skip "cpu hotplug: $t" "no second CPU that can go offline"
+	done
+else
+	# System wide, cpu-clock every 1 ms on each CPU. The large
+	# --mmap-flush leaves CPU 1's records in its buffer until the end of
+	# the run, long after the CPU went away: they must reach the file.
+	t0=$(uptime_ticks)
+	perf-ring record -a -e cpu-clock -c 1000000 --mmap-flush 128K -o $d/hp-a.data \
+		> $d/hp-a.out 2>&1 &
+	pid=$!
+	snap_pid=
+	check "hotplug -a: cpu 1 goes offline and comes back" cycle
+	used=$(ticks $pid) all=$(( $(uptime_ticks) - t0 ))
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	check "hotplug -a: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
+	check "hotplug -a: perf-ring does not spin ($used of $all ticks)" [ $((used * 2)) -lt $all ]
+	perf-ring report -i $d/hp-a.data > $d/hp-a.rep 2>&1
+	check "hotplug -a: report reads the file" [ $? -eq 0 ]
+	marks
+	count $d/hp-a.data
+	show "hotplug -a"
+	check "hotplug -a: samples on both CPUs before the offline" [ $a0 -gt 0 -a $a1 -gt 0 ]
+	check "hotplug -a: cpu 1's unread records up to the offline are in the file" \
+		[ $last1 -ge $((down - 50000000)) ]
+	check "hotplug -a: cpu 0 only while cpu 1 is offline" [ $b0 -gt 0 -a $b1 -eq 0 ]
+	check "hotplug -a: cpu 0 samples after cpu 1 is back" [ $c0 -gt 0 ]
+	echo "# hotplug -a: $c1 cpu 1 samples after it came back (the kernel leaves its events off)"
+	check "hotplug -a: perf-ring says that cpu 1 went offline" \
+		grep -q 'cpu 1 went offline' $d/hp-a.out
+
+	# A workload pinned to CPU 1, slow enough to keep the file small. Its
+	# per-CPU events belong to its tasks, not to the CPU; the kernel moves
+	# it to CPU 0 when CPU 1 goes away.
+	rm -f $d/stop
+	perf-ring record -e raw_syscalls:sys_enter -o $d/hp-w.data -- taskset -c 1 \
+		sh -c "while [ ! -e $d/stop ]; do close-loop 50; usleep 50000; done" \
+		> $d/hp-w.out 2>&1 &
+	pid=$!
+	check "hotplug workload: cpu 1 goes offline and comes back" cycle
+	touch $d/stop
+	wait $pid
+	rc=$?
+	check "hotplug workload: perf-ring exits 0 (exit $rc)" [ $rc -eq 0 ]
+	perf-ring report -i $d/hp-w.data > $d/hp-w.rep 2>&1
+	check "hotplug workload: report reads the file" [ $? -eq 0 ]
+	marks
+	count $d/hp-w.data
+	show "hotplug workload"
+	check "hotplug workload: samples on cpu 1 before the offline" [ $a1 -gt 0 ]
+	check "hotplug workload: on cpu 0 only while cpu 1 is offline" [ $b0 -gt 0 -a $b1 -eq 0 ]
+	check "hotplug workload: samples after cpu 1 is back" [ $((c0 + c1)) -gt 0 ]
+	check "hotplug workload: perf-ring says that cpu 1 went offline" \
+		grep -q 'cpu 1 went offline' $d/hp-w.out
+
+	if $pre; then
+		skip "hotplug flight recorder" "kernel lacks write_backward"
+	else
+		# A snapshot (SIGUSR2) while CPU 1 is offline, the last one
+		# (SIGINT) after it came back.
+		rm -f $d/hp-f.data.*
+		perf-ring record --overwrite --switch-output=signal -a -e cpu-clock -c 1000000 \
+			-o $d/hp-f.data > $d/hp-f.out 2>&1 &
+		pid=$!
+		snap_pid=$pid
+		check "hotplug flight: cpu 1 goes offline and comes back" cycle
+		snap_pid=
+		kill -INT $pid
+		wait $pid
+		rc=$?
+		check "hotplug flight: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
+		set -- $(ls $d/hp-f.data.* 2>/dev/null)
+		check "hotplug flight: two snapshots ($#)" [ $# -eq 2 ]
+		s1=$1 s2=$2
+		perf-ring report -i "$s1" > $d/hp-f1.rep 2>&1 &&
+			perf-ring report -i "$s2" > $d/hp-f2.rep 2>&1
+		check "hotplug flight: report reads both snapshots" [ $? -eq 0 ]
+		marks
+		count "$s1"
+		show "hotplug flight, snapshot while cpu 1 is offline"
+		check "hotplug flight: that snapshot holds cpu 1 samples from before the offline" \
+			[ $a1 -gt 0 -a $b1 -eq 0 ]
+		check "hotplug flight: ... and cpu 0 samples from while it is offline" [ $b0 -gt 0 ]
+		count "$s2"
+		show "hotplug flight, last snapshot"
+		check "hotplug flight: the last snapshot holds cpu 0 samples after cpu 1 is back" \
+			[ $c0 -gt 0 -a $b1 -eq 0 ]
+		check "hotplug flight: perf-ring says that cpu 1 went offline" \
+			grep -q 'cpu 1 went offline' $d/hp-f.out
+	fi
+	# whatever happened, leave CPU 1 online
+	echo 1 > $cpu1 2>/dev/null
+fi
+echo "1..$n"
+[ $fail -eq 0 ] || {
+	echo "--- recorder output"
+	cat $d/stream.out $d/flight.out $d/hp-*.out 2>/dev/null
+}
 exit $fail
