@@ -111,6 +111,13 @@ u64 ring_bwd_valid(u64 size, u64 h1, u64 h2, u64 margin)
 	return valid;
 }
 
+u64 ring_bwd_overwritten_est(u64 written, u64 kept, double seen, double n)
+{
+	if (seen <= 0 || n <= 0 || written <= kept)
+		return 0;
+	return (u64)((double)(written - kept) * (n / seen) + 0.5);
+}
+
 void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin)
 {
 	u64 off = head & (size - 1);

@@ -23,6 +23,13 @@ struct ring {
 	u64 last_head;		/* head at the previous snapshot */
 	bool have_last;
 	u32 max_rec;		/* largest record seen */
+	/*
+	 * flight recorder, snapshot.c: bytes of the new records copied, and
+	 * how many of them were samples of fixed-period [0] and frequency [1]
+	 * events, over the snapshots, halved at each one: the share of bytes
+	 * the overwritten estimate goes by
+	 */
+	double est_seen, est_n[2];
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
@@ -79,6 +86,20 @@ struct bwd_snap {
  */
 long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 			  struct bwd_snap *s);
+
+/*
+ * Records of one kind overwritten in a backward buffer between two
+ * snapshots, estimated from bytes.  written: bytes the kernel wrote since
+ * the previous snapshot (the previous head minus this one: a backward head
+ * moves down by exactly what is written, records of every kind); kept: the
+ * bytes of those records that this snapshot keeps.  The other
+ * written - kept bytes were overwritten (or cut).  seen bytes of new
+ * records, n of them of the kind, give the share: taking the overwritten
+ * bytes to hold the kind in the same share of bytes, at the same mean
+ * size, they held (written - kept) * n / seen records of it, rounded to
+ * the nearest.  0 when seen is 0 (no share to go by).
+ */
+u64 ring_bwd_overwritten_est(u64 written, u64 kept, double seen, double n);
 
 /* Copy the buffer, rotated so the byte at head comes first, into lin. */
 void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin);

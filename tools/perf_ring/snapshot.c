@@ -52,19 +52,66 @@ static u64 read_counter(int fd)
 	return v;
 }
 
+/* Sampled with a fixed period: counter / period counts its samples. */
+static bool ev_exact(const struct pf_event *ev)
+{
+	return !ev->attr.freq && ev->attr.sample_period;
+}
+
+/*
+ * Is this sample of an event whose samples the counters count exactly?
+ * Only asked when the run has both kinds.
+ */
+static bool sample_exact(const struct rec *r, const char *rec)
+{
+	u64 st = r->sample_type, id;
+	struct perf_event_header h;
+	size_t off = sizeof(h);
+	int e;
+
+	memcpy(&h, rec, sizeof(h));
+	if (!(st & PERF_SAMPLE_IDENTIFIER)) {
+		if (!(st & PERF_SAMPLE_ID))
+			return false;
+		off += 8 * !!(st & PERF_SAMPLE_IP) + 8 * !!(st & PERF_SAMPLE_TID) +
+		       8 * !!(st & PERF_SAMPLE_TIME) + 8 * !!(st & PERF_SAMPLE_ADDR);
+	}
+	if (off + 8 > h.size)
+		return false;
+	memcpy(&id, rec + off, sizeof(id));
+	e = idmap_find(&r->idmap, id);
+	return e >= 0 && ev_exact(&r->evs[e]);
+}
+
 /*
  * A snapshot: copy every CPU buffer (ring_bwd_snapshot), then keep one
  * complete window of time.  A buffer that has wrapped lost everything
  * before its oldest record; records of other CPUs older than that would
  * sit next to a hole, so the window starts at the newest of the oldest
  * timestamps of the wrapped buffers.
+ *
+ * What was overwritten since the last snapshot: for events with a fixed
+ * period, the counters say how many samples were written, exactly (see
+ * Documentation/admin-guide/perf-ring.rst).  For frequency-sampled events
+ * they do not, so that part is estimated from bytes per buffer
+ * (ring_bwd_overwritten_est()): the head moved down by what was written,
+ * and what of it this snapshot does not keep was overwritten.
  */
 int rec_take_snapshot(struct rec *r, const char *path)
 {
-	u64 snap_new = 0, expected = 0, t_cut = 0, copy_ns;
+	u64 snap_new = 0, snap_new_all = 0, expected = 0, t_cut = 0, copy_ns;
+	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0;
 	size_t sz = r->o->mmap_bytes;
+	bool have_exact = false, have_freq = false;
 	long *len;
 	int err = 0;
+
+	for (int e = 0; e < r->nev; e++) {
+		if (ev_exact(&r->evs[e]))
+			have_exact = true;
+		else if (r->evs[e].attr.freq)
+			have_freq = true;
+	}
 
 	if (!r->scratch) {
 		r->scratch = malloc(sz);
@@ -142,13 +189,54 @@ int rec_take_snapshot(struct rec *r, const char *path)
 				keep = pos;
 		}
 		pos = keep;
-		for (long q = pos; q < len[i];) {
-			struct perf_event_header h;
+		{
+			struct ring *rg = &r->rings[i];
+			/* new records: copied [0], and kept, i.e. from pos on [1] */
+			u64 bytes[2] = { 0 }, n[2][2] = { { 0 } };
 
-			memcpy(&h, p + q, sizeof(h));
-			if ((u64)(len[i] - q) <= new_bytes && h.type == PERF_RECORD_SAMPLE)
-				snap_new++;
-			q += h.size;
+			for (long q = 0; q < len[i];) {
+				struct perf_event_header h;
+				int k = -1;
+
+				memcpy(&h, p + q, sizeof(h));
+				if ((u64)(len[i] - q) > new_bytes) {
+					q += h.size;
+					continue;
+				}
+				if (h.type == PERF_RECORD_SAMPLE)
+					k = have_exact && (!have_freq || sample_exact(r, p + q)) ? 0 : 1;
+				bytes[0] += h.size;
+				if (k >= 0)
+					n[0][k]++;
+				if (q >= pos) {
+					bytes[1] += h.size;
+					if (k >= 0)
+						n[1][k]++;
+				}
+				q += h.size;
+			}
+			snap_new += n[1][0];
+			snap_new_all += n[1][0] + n[1][1];
+			b_written += new_bytes;
+			b_kept += bytes[1];
+			/*
+			 * The share of each kind in the bytes: this copy's new
+			 * records, plus the earlier ones at half weight per
+			 * snapshot.  One copy alone holds at most a buffer, and
+			 * with small buffers the mix of samples and side-band
+			 * records in it varies a lot; the earlier ones steady
+			 * it, and still give way when the mix changes.  A copy
+			 * with nothing new goes by the earlier ones alone.
+			 */
+			rg->est_seen = rg->est_seen / 2 + bytes[0];
+			rg->est_n[0] = rg->est_n[0] / 2 + n[0][0];
+			rg->est_n[1] = rg->est_n[1] / 2 + n[0][1];
+			if (have_freq)
+				est += ring_bwd_overwritten_est(new_bytes, bytes[1], rg->est_seen,
+								rg->est_n[1]);
+			if (have_exact)
+				est_exact += ring_bwd_overwritten_est(new_bytes, bytes[1],
+								      rg->est_seen, rg->est_n[0]);
 		}
 		r->ring_seen[i] = true;
 		r->ring_last_head[i] = r->snap_head[i];
@@ -162,19 +250,42 @@ int rec_take_snapshot(struct rec *r, const char *path)
 	{
 		u64 d = r->exp_cum > r->new_cum ? r->exp_cum - r->new_cum : 0;
 		u64 interval = d > r->deficit ? d - r->deficit : 0;
+		char ow[128];
 
 		r->deficit = d;
-		r->run_overwritten += interval;
-		r->snap_overwritten = interval;
-		r->run_unique += snap_new;
+		r->run_overwritten += interval + est;
+		r->snap_overwritten = interval + est;
+		r->run_unique += snap_new_all;
+		/* exact when it comes from the counters only */
+		if (!have_freq)
+			snprintf(ow, sizeof(ow), "%llu overwritten", (unsigned long long)interval);
+		else if (!have_exact)
+			snprintf(ow, sizeof(ow), "~%llu overwritten (estimated from bytes)",
+				 (unsigned long long)est);
+		else
+			snprintf(ow, sizeof(ow), "~%llu overwritten (%llu exact, ~%llu estimated from bytes)",
+				 (unsigned long long)(interval + est), (unsigned long long)interval,
+				 (unsigned long long)est);
 		if (!r->o->quiet)
 			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
-				"%llu overwritten since the last snapshot ]\n",
+				"%s since the last snapshot ]\n",
 				path, (unsigned long long)r->cnt.total,
-				(unsigned long long)snap_new, (unsigned long long)interval);
-		if (r->o->verbose)
+				(unsigned long long)snap_new_all, ow);
+		if (r->o->verbose) {
 			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
 				copy_ns / 1e3, r->o->snapshot_pause ? " (paused)" : "");
+			fprintf(stderr, "perf-ring record: snapshot: %llu bytes written since the last "
+				"snapshot, %llu of them kept, with %llu fixed-period and %llu "
+				"frequency samples",
+				(unsigned long long)b_written, (unsigned long long)b_kept,
+				(unsigned long long)snap_new,
+				(unsigned long long)(snap_new_all - snap_new));
+			if (have_exact)
+				fprintf(stderr, "; fixed-period samples overwritten: %llu from the "
+					"counters, ~%llu from bytes", (unsigned long long)interval,
+					(unsigned long long)est_exact);
+			fprintf(stderr, "\n");
+		}
 	}
 	if (err && !r->fail)
 		rec_fail(r, err, "snapshot '%s': %s", path, strerror(-err));
