@@ -108,7 +108,15 @@ static void config_attrs(struct rec *r)
 	struct record_opts *o = r->o;
 
 	r->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/*
+	 * Not with -c, as perf record: for a software event or tracepoint
+	 * with a fixed period, PERF_SAMPLE_PERIOD makes the kernel write a
+	 * sample for every hit, carrying the hit's count as the period
+	 * (perf_swevent_event()), and -c N would sample everything.
+	 */
+	if (!o->period)
+		r->sample_type |= PERF_SAMPLE_PERIOD;
 	for (int i = 0; i < r->nev; i++) {
 		struct perf_event_attr *a = &r->evs[i].attr;
 		bool tp = a->type == PERF_TYPE_TRACEPOINT;
@@ -344,29 +352,48 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
  */
 #define ROUND_BYTES (1u << 20)
 
+static int read_one(struct rec *r, int i, bool all)
+{
+	/* counts_walk keeps the newest time: take this buffer's */
+	u64 t = r->cnt.last_time;
+	int err;
+
+	r->cnt.last_time = 0;
+	err = drain_ring(r, &r->rings[i], all);
+	if (r->cnt.last_time)
+		hp.last_time[i] = r->cnt.last_time;
+	if (t > r->cnt.last_time)
+		r->cnt.last_time = t;
+	return err;
+}
+
 static int read_round(struct rec *r, bool all)
 {
 	int err;
 
 	for (int i = 0; i < r->nrings; i++) {
-		/* counts_walk keeps the newest time: take this buffer's */
-		u64 t = r->cnt.last_time;
-
-		r->cnt.last_time = 0;
-		err = drain_ring(r, &r->rings[i], all);
-		if (r->cnt.last_time)
-			hp.last_time[i] = r->cnt.last_time;
-		if (t > r->cnt.last_time)
-			r->cnt.last_time = t;
+		err = read_one(r, i, all);
 		if (err)
 			return err;
 	}
-	if (r->cnt.bytes - r->round_bytes >= (all ? 1 : ROUND_BYTES)) {
-		err = rec_emit_round(r);
-		r->round_bytes = r->cnt.bytes;
-		return err;
+	if (r->cnt.bytes - r->round_bytes < (all ? 1 : ROUND_BYTES))
+		return 0;
+	/*
+	 * A FINISHED_ROUND lets perf sort and flush every record older than
+	 * the newest one it had at the previous FINISHED_ROUND: nothing that
+	 * old may come after it.  --mmap-flush can leave a little in a
+	 * buffer for many passes, so read every buffer out first.
+	 */
+	if (!all && r->o->mmap_flush > 1) {
+		for (int i = 0; i < r->nrings; i++) {
+			err = read_one(r, i, true);
+			if (err)
+				return err;
+		}
 	}
-	return 0;
+	err = rec_emit_round(r);
+	r->round_bytes = r->cnt.bytes;
+	return err;
 }
 
 /* Bytes waiting in the fullest buffer. */
