@@ -139,6 +139,13 @@ static void config_attrs(struct rec *r)
 		} else if (o->npids) {
 			a->inherit = 1;
 		}
+		/*
+		 * Streaming: the count of records the kernel dropped, which a
+		 * LOST record reports only once another record gets written
+		 * (see emit_unreported_lost()).
+		 */
+		if (!o->overwrite)
+			a->read_format = PERF_FORMAT_LOST;
 		a->watermark = 1;
 		if (o->overwrite) {
 			a->write_backward = 1;
@@ -217,14 +224,12 @@ static int open_events(struct rec *r)
 {
 	struct record_opts *o = r->o;
 	int maxfds = r->ncpu * r->nthr * r->nev;
-	int **ids_tmp;
 
 	r->fds = calloc(maxfds, sizeof(*r->fds));
 	r->rings = calloc(r->ncpu, sizeof(*r->rings));
 	r->pfd = calloc(r->ncpu, sizeof(*r->pfd));
-	ids_tmp = NULL;
-	(void)ids_tmp;
-	if (!r->fds || !r->rings || !r->pfd)
+	r->ring_lost = calloc(r->ncpu, sizeof(*r->ring_lost));
+	if (!r->fds || !r->rings || !r->pfd || !r->ring_lost)
 		return -ENOMEM;
 	for (int e = 0; e < r->nev; e++) {
 		r->evs[e].ids = calloc(r->ncpu * r->nthr, sizeof(u64));
@@ -260,7 +265,10 @@ static int open_events(struct rec *r)
 					rec_fail(r, -en, "%s (cpu %d)", msg, r->cpus[c]);
 					return -en;
 				}
-				r->fds[r->nfds++] = (struct efd){ fd, e, r->nrings };
+				/* the first event of a CPU gets the buffer, the rest join it */
+				r->fds[r->nfds++] = (struct efd){
+					.fd = fd, .ev = e, .ring = ring_fd < 0 ? r->nrings : r->nrings - 1,
+				};
 				if (ring_fd < 0) {
 					struct ring *rg = &r->rings[r->nrings];
 					int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
@@ -290,6 +298,8 @@ static int open_events(struct rec *r)
 					return -en;
 				}
 				ev->ids[ev->nr_ids++] = id;
+				r->fds[r->nfds - 1].id = id;
+				r->fds[r->nfds - 1].cpu = r->cpus[c];
 			}
 		}
 	}
@@ -358,8 +368,12 @@ static int read_one(struct rec *r, int i, bool all)
 	u64 t = r->cnt.last_time;
 	int err;
 
+	u64 lost = r->cnt.lost;
+
 	r->cnt.last_time = 0;
 	err = drain_ring(r, &r->rings[i], all);
+	if (r->ring_lost)
+		r->ring_lost[i] += r->cnt.lost - lost;
 	if (r->cnt.last_time)
 		hp.last_time[i] = r->cnt.last_time;
 	if (t > r->cnt.last_time)
@@ -394,6 +408,65 @@ static int read_round(struct rec *r, bool all)
 	err = rec_emit_round(r);
 	r->round_bytes = r->cnt.bytes;
 	return err;
+}
+
+/*
+ * The kernel counts every record it could not write in the event's
+ * lost_samples, and reports the loss in a PERF_RECORD_LOST that goes out
+ * with the next record written to that buffer.  When the buffer was still
+ * full as recording stopped, no record came next: that loss is reported
+ * here, after the last read, as the LOST record the kernel would have
+ * written (the difference between the events' counts and the buffer's
+ * LOST records), so perf and the summary count it.
+ */
+static int emit_unreported_lost(struct rec *r)
+{
+	u32 idh = synth_id_hdr_size(r->sample_type);
+
+	for (int i = 0; i < r->nrings; i++) {
+		struct {
+			struct perf_event_header h;
+			u64 id, lost;
+			char sid[64];
+		} rec = { 0 };
+		u64 counted = 0, v[2], *p = (u64 *)rec.sid;
+		const struct efd *first = NULL;
+
+		for (int f = 0; f < r->nfds; f++) {
+			if (r->fds[f].ring != i)
+				continue;
+			if (read(r->fds[f].fd, v, sizeof(v)) != sizeof(v))
+				return -errno ?: -EIO;
+			counted += v[1];
+			if (!first)
+				first = &r->fds[f];
+		}
+		if (!first || counted <= r->ring_lost[i])
+			continue;
+		rec.h.type = PERF_RECORD_LOST;
+		rec.h.size = offsetof(typeof(rec), sid) + idh;
+		rec.id = first->id;
+		rec.lost = counted - r->ring_lost[i];
+		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
+		if (r->sample_type & PERF_SAMPLE_TID) {
+			u32 pt[2] = { -1, -1 };
+
+			memcpy(p++, pt, 8);
+		}
+		if (r->sample_type & PERF_SAMPLE_TIME)
+			*p++ = hp.last_time[i];
+		if (r->sample_type & PERF_SAMPLE_ID)
+			*p++ = first->id;
+		if (r->sample_type & PERF_SAMPLE_CPU) {
+			u32 cr[2] = { first->cpu, 0 };
+
+			memcpy(p++, cr, 8);
+		}
+		if (rec_emit(r, &rec, rec.h.size))
+			return -EIO;
+		r->ring_lost[i] = counted;
+	}
+	return 0;
 }
 
 /* Bytes waiting in the fullest buffer. */
@@ -789,6 +862,8 @@ int cmd_record(int argc, char **argv)
 	if (!o.overwrite) {
 		if (!err && !writer_failed(&r.w))
 			err = read_round(&r, true);
+		if (!err && !writer_failed(&r.w))
+			err = emit_unreported_lost(&r);
 		if (err == -EIO && writer_failed(&r.w))
 			err = 0;	/* reported by file_close */
 		if (err)

@@ -23,6 +23,8 @@ struct efd {
 	int fd;
 	int ev;
 	int ring;
+	int cpu;
+	u64 id;
 };
 
 struct rec {
@@ -37,6 +39,7 @@ struct rec {
 	struct ring *rings;
 	int nrings;
 	struct pollfd *pfd;
+	u64 *ring_lost;			/* per ring: lost, as LOST records said */
 	u64 sample_type;
 	u32 id_hdr;
 	struct idmap idmap;
