@@ -206,7 +206,8 @@ int rec_file_close(struct rec *r, bool *ok)
 	r->run_raw += r->w.raw_bytes;
 	r->run_out += r->w.out_bytes;
 	r->run_samples += r->cnt.nr[PERF_RECORD_SAMPLE];
-	r->run_lost += r->cnt.lost;
+	/* snapshots overlap: count each LOST record once, in the first that has it */
+	r->run_lost = r->o->overwrite ? r->run_lost_new : r->run_lost + r->cnt.lost;
 	r->run_records += r->cnt.total;
 	r->nfiles++;
 	if (r->o->verbose) {

@@ -205,6 +205,13 @@ int rec_take_snapshot(struct rec *r, const char *path)
 				}
 				if (h.type == PERF_RECORD_SAMPLE)
 					k = have_exact && (!have_freq || sample_exact(r, p + q)) ? 0 : 1;
+				/* a LOST shows up in every snapshot that still holds it */
+				if (h.type == PERF_RECORD_LOST && h.size >= 24) {
+					u64 l;
+
+					memcpy(&l, p + q + 16, sizeof(l));
+					r->run_lost_new += l;
+				}
 				bytes[0] += h.size;
 				if (k >= 0)
 					n[0][k]++;
