@@ -3,12 +3,15 @@
 
 Same events (raw_syscalls:*), same buffer (128 pages per CPU), same zstd
 level, each tool with its default writer; streaming to a file, -z1, and
-the flight recorder (--overwrite, one snapshot at exit).  Also the
-kernel-only floor (forward overwrite, nobody reading) for the
-flight-recorder goal.  Every output file is read back with perf report
+the flight recorder (--overwrite, one snapshot at exit).  At 128 pages both
+tools lose records on the shared CPU, so -z1 is also run with 16 MiB
+buffers, where neither loses any and the output bytes compare the same
+samples.  Also the kernel-only floor (forward overwrite, nobody reading)
+for the flight-recorder goal.  Every output file is read back with perf report
 --stats and perf-ring report: SAMPLE records and samples lost."""
 
 import os
+import re
 
 from bench_lib import (need, FLOOR, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, close_loop,
                        fmt_bytes, fmt_ratio, interleave, log, main, md_table, mean,
@@ -17,7 +20,10 @@ from bench_lib import (need, FLOOR, PERF_RING, QUICK, SCRATCH, SYSCALL_EVENTS, c
 N = int(os.environ.get("BENCH_VS_CALLS", 100000 if QUICK else 1000000))
 ROUNDS = int(os.environ.get("BENCH_VS_ROUNDS", 2 if QUICK else 12))
 PAGES = "128"
-MODES = [("streaming", []), ("-z1", ["-z1"]), ("flight recorder", ["--overwrite"])]
+BIG_PAGES = "4096"		# 16 MiB: the -z1 comparison without lost records
+Z_BIG = "-z1, 16 MiB buffers"
+MODES = [("streaming", [], PAGES), ("-z1", ["-z1"], PAGES),
+         ("flight recorder", ["--overwrite"], PAGES), (Z_BIG, ["-z1"], BIG_PAGES)]
 
 
 def out(name):
@@ -38,11 +44,11 @@ def cases():
     c = [{"label": "BASE", "cmd": close_loop(N, 0)},
          {"label": "floor", "cmd": pin(0, FLOOR + ["forward-overwrite", PAGES, SYSCALL_EVENTS,
                                                    "--"] + close_loop(N))}]
-    for mode, opts in MODES:
+    for mode, opts, pages in MODES:
         for tool, argv0 in (("perf", ["perf", "record", "-q"]), ("perf-ring", [PERF_RING, "record"])):
-            f = out("%s-%s" % (tool, mode.replace(" ", "-")))
+            f = out("%s-%s" % (tool, re.sub(r"[^\w-]+", "-", mode)))
             c.append({"label": "%s %s" % (tool, mode),
-                      "cmd": pin(0, argv0 + ["-m", PAGES, "-e", SYSCALL_EVENTS, "-o", f] + opts +
+                      "cmd": pin(0, argv0 + ["-m", pages, "-e", SYSCALL_EVENTS, "-o", f] + opts +
                                  ["--"] + close_loop(N)),
                       "before": lambda f=f: rm(f),
                       "after": reader(f, tool)})
@@ -57,7 +63,7 @@ def part():
     res = interleave(cs, ROUNDS, "perf-ring vs perf", warmup=[close_loop(N, 0)])
     base = res["BASE"]["w"]
     rows, goals = [], {}
-    for mode, _ in MODES:
+    for mode, _, _ in MODES:
         p, r = res["perf " + mode], res["perf-ring " + mode]
         over = paired_ratio(r["w"], p["w"], base)
         wall = paired_ratio(r["t"], p["t"])
@@ -83,11 +89,14 @@ def part():
         [x["bytes"] / max(x["samples"], 1) for x in res["perf-ring -z1"]["x"]],
         [x["bytes"] / max(x["samples"], 1) for x in res["perf -z1"]["x"]])
     goals["-z1"]["bytes_per_sample"] = per_sample
+    zbig = goals[Z_BIG]
 
     text = "## 2. perf-ring against perf record\n\n"
     text += ("%s close(-1) recorded with `raw_syscalls:*`, `-m %s` (pages per CPU) for both, "
              "each tool's default writer (perf: write(2); perf-ring: io_uring), output to a "
              "file on %s; %d interleaved rounds, recorder and workload on CPU 0. "
+             "The last mode is -z1 again with 16 MiB (4096 pages) per CPU for both, where "
+             "neither loses records. "
              "Workload time in ms. overhead ratio = (perf-ring - BASE) / (perf - BASE) per "
              "round, mean [95%% interval]; wall ratio = whole commands. Samples and lost "
              "(the sum of PERF_RECORD_LOST) are read back from each file with `perf report "
@@ -106,6 +115,9 @@ def part():
         ["perf-ring -z1 / perf -z1, output bytes", fmt_ratio(zb["bytes"]), zb["bytes"]["verdict"]],
         ["perf-ring -z1 / perf -z1, bytes per sample", fmt_ratio(per_sample),
          per_sample["verdict"]],
+        ["perf-ring -z1 / perf -z1, output bytes, 16 MiB buffers (lost: perf %.0f, "
+         "perf-ring %.0f)" % (zbig["perf_lost"], zbig["ring_lost"]), fmt_ratio(zbig["bytes"]),
+         zbig["bytes"]["verdict"]],
     ], ["---", "---:", "---"])
     summ = [x.get("summary") for x in res["perf-ring -z1"]["x"]][-1:]
     if summ:
