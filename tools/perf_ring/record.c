@@ -616,7 +616,8 @@ static void summary(struct rec *r)
 		fprintf(stderr, "%d files, ", r->nfiles);
 	fprintf(stderr, "%s events, %llu lost", ev, (unsigned long long)r->run_lost);
 	if (r->o->overwrite)
-		fprintf(stderr, ", %llu overwritten", (unsigned long long)r->run_overwritten);
+		fprintf(stderr, ", %s%llu overwritten", r->run_ow_estimated ? "~" : "",
+			(unsigned long long)r->run_overwritten);
 	if (r->o->overwrite && r->o->verbose)
 		fprintf(stderr, " (%llu distinct samples captured)", (unsigned long long)r->run_unique);
 	if (r->o->level)

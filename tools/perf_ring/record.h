@@ -61,6 +61,7 @@ struct rec {
 	/* whole run */
 	u64 run_samples, run_lost, run_raw, run_out, run_records;
 	u64 run_overwritten;
+	bool run_ow_estimated;		/* part of it estimated from bytes */
 	u64 run_lost_new;		/* flight recorder: LOST records new in a snapshot */
 	int nfiles;
 	const char *writer_used;

@@ -261,6 +261,7 @@ int rec_take_snapshot(struct rec *r, const char *path)
 
 		r->deficit = d;
 		r->run_overwritten += interval + est;
+		r->run_ow_estimated |= have_freq;
 		r->snap_overwritten = interval + est;
 		r->run_unique += snap_new_all;
 		/* exact when it comes from the counters only */

@@ -179,6 +179,18 @@ for z in "" "-z"; do
 		nok "overwrite $z: overwritten count" "$(tail -2 fr.err)"
 done
 
+# frequency-sampled events in the flight recorder: what was overwritten is
+# estimated from the bytes the kernel wrote, and says so
+rm -f fq.data
+"$PR" record --overwrite -m 64K -e cpu-clock -F 10000 -o fq.data -- "$CL" 3000000 2>fq.err
+rc=$?
+if [ $rc = 0 ] && grep -q "~[0-9]* overwritten (estimated from bytes) since the last snapshot" fq.err &&
+   grep -q ", ~[0-9]* overwritten," fq.err; then
+	check_file fq.data "overwrite, cpu-clock -F 10000: the overwritten count is marked as an estimate"
+else
+	nok "overwrite, cpu-clock: estimated overwritten count" "exit $rc: $(cat fq.err)"
+fi
+
 # 4. system wide and -p, with synthesis; SIGINT ends the recording cleanly
 rm -f a.data
 "$PR" record -a --synth-threads=2 -e cpu-clock -o a.data 2>a.err &
