@@ -30,6 +30,7 @@ static const struct option longopts[] = {
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 	{ "snapshot-pause", no_argument, NULL, OPT_SNAPSHOT_PAUSE },
 	{ "synth-threads", required_argument, NULL, OPT_SYNTH_THREADS },
+	{ "realtime", required_argument, NULL, 'r' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -59,6 +60,8 @@ void record_usage(FILE *f)
 "      --switch-output=signal  new output file on SIGUSR2\n"
 "      --snapshot-pause      pause the buffers (PAUSE_OUTPUT) while copying\n"
 "      --synth-threads N     threads for synthesizing existing threads\n"
+"  -r, --realtime PRIO       read the buffers at SCHED_FIFO priority PRIO (1..99);\n"
+"                            the writer and the command stay SCHED_OTHER\n"
 "  -q, --quiet / -v, --verbose\n");
 }
 
@@ -105,7 +108,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::r:qvh", longopts, NULL)) != -1) {
 		const char *arg = optarg && *optarg == '=' ? optarg + 1 : optarg;
 
 		switch (c) {
@@ -182,6 +185,11 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 				return bad("--synth-threads", arg, "expected 1..1024");
 			o->synth_threads = v;
 			break;
+		case 'r':
+			if (parse_long(arg, 1, 99, &v))
+				return bad("--realtime", arg, "expected a SCHED_FIFO priority 1..99");
+			o->realtime = v;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -192,7 +200,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			record_usage(stdout);
 			exit(0);
 		default:
-			if (optopt && strchr("eomcFCp", optopt))
+			if (optopt && strchr("eomcFCpr", optopt))
 				fprintf(stderr, "perf-ring record: option -%c needs a value\n", optopt);
 			else
 				fprintf(stderr, "perf-ring record: unknown option '%s'\n",

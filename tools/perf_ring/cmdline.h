@@ -24,6 +24,7 @@ struct record_opts {
 	bool switch_signal;
 	bool snapshot_pause;
 	int synth_threads;
+	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0 = off */
 	bool quiet, verbose;
 	char **workload;	/* argv after -- */
 	int argc;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -733,6 +734,26 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)r.synth_res.nr_threads,
 				(unsigned long long)r.synth_res.nr_procs, o.synth_threads,
 				r.synth_res.ns / 1e6);
+	}
+
+	/*
+	 * -r: only this thread, the reader, runs SCHED_FIFO: a buffer the
+	 * kernel fills faster than it is read loses records, and a reader
+	 * that waits for a CPU is the usual reason.  The command was forked
+	 * before, and the writer threads set themselves back to SCHED_OTHER
+	 * (writer_main()), so neither runs real-time.  Before
+	 * the output is created, so that a refusal leaves no file.
+	 */
+	if (o.realtime) {
+		struct sched_param sp = { .sched_priority = o.realtime };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			err = -errno;
+			rec_fail(&r, err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
+				 strerror(errno), errno == EPERM ?
+				 " (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
+			goto out_early;
+		}
 	}
 
 	if (!o.overwrite) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,11 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
+	struct sched_param sp = { 0 };
+
+	/* never real-time, even when created by a SCHED_FIFO reader (-r) */
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		sched_setscheduler(0, SCHED_OTHER, &sp);
 
 	for (;;) {
 		struct chunk *c;

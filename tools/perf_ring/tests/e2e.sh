@@ -112,6 +112,25 @@ for mode in "" "-z" "--no-aio" "-z=3 --aio=8" "--mmap-flush=16K"; do
 	esac
 done
 
+# -r: the reader runs SCHED_FIFO, the writer and the command do not
+rm -f rt.data
+"$PR" record -r 10 -z -e 'raw_syscalls:*' -o rt.data -- "$CL" 30000000 2>rt.err &
+pid=$!
+sleep 0.5
+cls=$(ps -L -o cls= -p $pid 2>/dev/null | tr -s ' \n' ' ')
+wcls=$(ps -o cls= -p "$(pgrep -P $pid)" 2>/dev/null | tr -d ' ')
+kill -INT $pid
+wait $pid
+rc=$?
+case "$cls" in
+*FF*TS*) if [ "$wcls" = TS ]; then
+		check_file rt.data "-r 10: reader SCHED_FIFO, writer and command SCHED_OTHER ($cls/ $wcls)" lossy
+	else
+		nok "-r 10: the command stays SCHED_OTHER" "command: $wcls"
+	fi ;;
+*) nok "-r 10: the reader runs SCHED_FIFO, the writer does not" "threads: $cls, exit $rc: $(cat rt.err)" ;;
+esac
+
 # io_uring unavailable: fall back to write(2) and say so
 if [ -w /proc/sys/kernel/io_uring_disabled ]; then
 	old=$(cat /proc/sys/kernel/io_uring_disabled)
@@ -250,6 +269,7 @@ else
 fi
 expect_fail "bad -m" 1 "invalid value '3' for -m" "$PR" record -m 3 -o x.data -- true
 expect_fail "bad -z level" 1 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
+expect_fail "bad -r" 1 "invalid value '0' for --realtime" "$PR" record -r 0 -o x.data -- true
 expect_fail "bad --mmap-flush" 1 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
 expect_fail "unwritable output" 1 "cannot create output '/nonexistent/x.data'" \
 	"$PR" record -e 'raw_syscalls:*' -o /nonexistent/x.data -- true
