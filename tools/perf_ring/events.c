@@ -133,13 +133,76 @@ static void free_list(char **v, int n)
 	free(v);
 }
 
+/*
+ * Call fn for every tracepoint in tracefs whose system and name match the
+ * globs, in sorted order, until fn returns non-zero (which is returned).
+ * -errno if the events directory cannot be listed.
+ */
+static int tp_walk(const char *tfs, const char *sys_glob, const char *name_glob,
+		   int (*fn)(void *arg, const char *sys, const char *name, u64 id),
+		   void *arg)
+{
+	char path[512], **systems = NULL;
+	int nsys = 0, ret;
+
+	snprintf(path, sizeof(path), "%s/events", tfs);
+	ret = list_dir(path, sys_glob, &systems, &nsys);
+	for (int i = 0; i < nsys && !ret; i++) {
+		char **evn = NULL;
+		int nev = 0;
+
+		snprintf(path, sizeof(path), "%s/events/%s", tfs, systems[i]);
+		if (list_dir(path, name_glob, &evn, &nev))
+			continue;
+		for (int j = 0; j < nev && !ret; j++) {
+			u64 id;
+
+			if (!read_tp_id(tfs, systems[i], evn[j], &id))
+				ret = fn(arg, systems[i], evn[j], id);
+		}
+		free_list(evn, nev);
+	}
+	free_list(systems, nsys);
+	return ret;
+}
+
+static void set_tp(struct pf_event *e, const char *sys, const char *name)
+{
+	snprintf(e->tp_sys, sizeof(e->tp_sys), "%s", sys);
+	snprintf(e->tp_name, sizeof(e->tp_name), "%s", name);
+}
+
+struct tp_add {
+	struct ev_list *l;
+	char *err;
+	size_t errlen;
+	int found;
+	bool add_failed;	/* ret is add_event()'s, err says why */
+};
+
+static int tp_add_one(void *arg, const char *sys, const char *name, u64 id)
+{
+	struct tp_add *t = arg;
+	char full[400];
+	int ret;
+
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	ret = add_event(t->l, full, PERF_TYPE_TRACEPOINT, id, t->err, t->errlen);
+	if (!ret) {
+		set_tp(&t->l->ev[t->l->nr - 1], sys, name);
+		t->found++;
+	}
+	t->add_failed = ret != 0;
+	return ret;
+}
+
 static int add_tracepoints(struct ev_list *l, const char *tok, char *err, size_t errlen)
 {
 	const char *tfs = tracefs_path();
-	char sys[128], name[256], path[512];
 	const char *colon = strchr(tok, ':');
-	char **systems = NULL;
-	int nsys = 0, found = 0, ret = 0;
+	struct tp_add t = { .l = l, .err = err, .errlen = errlen };
+	char sys[128], name[256];
+	int ret;
 
 	if (!tfs && access("/sys/kernel/tracing/events/header_page", R_OK) &&
 	    errno == EACCES) {
@@ -159,39 +222,12 @@ static int add_tracepoints(struct ev_list *l, const char *tok, char *err, size_t
 	}
 	snprintf(sys, sizeof(sys), "%.*s", (int)(colon - tok), tok);
 	snprintf(name, sizeof(name), "%s", colon + 1);
-	snprintf(path, sizeof(path), "%s/events", tfs);
-	ret = list_dir(path, sys, &systems, &nsys);
-	if (ret) {
-		snprintf(err, errlen, "%s: cannot list %s: %s", tok, path, strerror(-ret));
+	ret = tp_walk(tfs, sys, name, tp_add_one, &t);
+	if (ret < 0 && !t.add_failed) {
+		snprintf(err, errlen, "%s: cannot list %s/events: %s", tok, tfs, strerror(-ret));
 		return ret;
 	}
-	for (int i = 0; i < nsys && !ret; i++) {
-		char **evn = NULL;
-		int nev = 0;
-
-		snprintf(path, sizeof(path), "%s/events/%s", tfs, systems[i]);
-		if (list_dir(path, name, &evn, &nev))
-			continue;
-		for (int j = 0; j < nev && !ret; j++) {
-			char full[400];
-			u64 id;
-
-			if (read_tp_id(tfs, systems[i], evn[j], &id))
-				continue;
-			snprintf(full, sizeof(full), "%s:%s", systems[i], evn[j]);
-			ret = add_event(l, full, PERF_TYPE_TRACEPOINT, id, err, errlen);
-			if (!ret) {
-				struct pf_event *e = &l->ev[l->nr - 1];
-
-				snprintf(e->tp_sys, sizeof(e->tp_sys), "%s", systems[i]);
-				snprintf(e->tp_name, sizeof(e->tp_name), "%s", evn[j]);
-				found++;
-			}
-		}
-		free_list(evn, nev);
-	}
-	free_list(systems, nsys);
-	if (!ret && !found) {
+	if (!ret && !t.found) {
 		snprintf(err, errlen, "unknown event '%s': no such tracepoint in %s/events",
 			 tok, tfs);
 		ret = -ENOENT;
@@ -262,11 +298,20 @@ void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t l
  * in tracefs.  The tracefs lookup is only right on the machine, and the
  * boot, that recorded the file.
  */
+static int tp_by_id(void *arg, const char *sys, const char *name, u64 id)
+{
+	struct pf_event *e = arg;
+
+	if (id != e->attr.config)
+		return 0;
+	snprintf(e->name, sizeof(e->name), "%s:%s", sys, name);
+	set_tp(e, sys, name);
+	return 1;
+}
+
 int events_name_attr(const struct perf_event_attr *a, struct pf_event *e)
 {
 	const char *tfs;
-	char **systems = NULL, path[512];
-	int nsys = 0, ret = -ENOENT;
 
 	memset(e, 0, sizeof(*e));
 	e->attr = *a;
@@ -283,30 +328,5 @@ int events_name_attr(const struct perf_event_attr *a, struct pf_event *e)
 	}
 	snprintf(e->name, sizeof(e->name), "tracepoint%llu", (unsigned long long)a->config);
 	tfs = tracefs_path();
-	if (!tfs)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events", tfs);
-	if (list_dir(path, "*", &systems, &nsys))
-		return -ENOENT;
-	for (int i = 0; i < nsys && ret; i++) {
-		char **evn = NULL;
-		int nev = 0;
-
-		snprintf(path, sizeof(path), "%s/events/%s", tfs, systems[i]);
-		if (list_dir(path, "*", &evn, &nev))
-			continue;
-		for (int j = 0; j < nev && ret; j++) {
-			u64 id;
-
-			if (read_tp_id(tfs, systems[i], evn[j], &id) || id != a->config)
-				continue;
-			snprintf(e->name, sizeof(e->name), "%s:%s", systems[i], evn[j]);
-			snprintf(e->tp_sys, sizeof(e->tp_sys), "%s", systems[i]);
-			snprintf(e->tp_name, sizeof(e->tp_name), "%s", evn[j]);
-			ret = 0;
-		}
-		free_list(evn, nev);
-	}
-	free_list(systems, nsys);
-	return ret;
+	return tfs && tp_walk(tfs, "*", "*", tp_by_id, e) == 1 ? 0 : -ENOENT;
 }
