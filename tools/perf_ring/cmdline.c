@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "prio.h"
 
 enum {
 	OPT_MMAP_FLUSH = 1000, OPT_AIO, OPT_NO_AIO, OPT_OVERWRITE,
-	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS,
+	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
 };
 
 static const struct option longopts[] = {
@@ -31,6 +32,7 @@ static const struct option longopts[] = {
 	{ "snapshot-pause", no_argument, NULL, OPT_SNAPSHOT_PAUSE },
 	{ "synth-threads", required_argument, NULL, OPT_SYNTH_THREADS },
 	{ "realtime", required_argument, NULL, 'r' },
+	{ "reader-slice", required_argument, NULL, OPT_READER_SLICE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -62,6 +64,8 @@ void record_usage(FILE *f)
 "      --synth-threads N     threads for synthesizing existing threads\n"
 "  -r, --realtime PRIO       read the buffers at SCHED_FIFO priority PRIO (1..99);\n"
 "                            the writer and the command stay SCHED_OTHER\n"
+"      --reader-slice USEC   the reader's fair-scheduler slice, 100..100000 us\n"
+"                            (default 100; 0: the kernel's default; Linux 6.12+)\n"
 "  -q, --quiet / -v, --verbose\n");
 }
 
@@ -101,6 +105,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->output = "perf.data";
 	o->aio = 4;
+	o->reader_slice_us = READER_SLICE_US;
 	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
 	/* argv[-1] is the program name: the command line perf shows */
 	o->argc = argc + 1;
@@ -189,6 +194,11 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			if (parse_long(arg, 1, 99, &v))
 				return bad("--realtime", arg, "expected a SCHED_FIFO priority 1..99");
 			o->realtime = v;
+			break;
+		case OPT_READER_SLICE:
+			if (parse_long(arg, 0, 100000, &v) || (v && v < 100))
+				return bad("--reader-slice", arg, "expected 0 or 100..100000 microseconds");
+			o->reader_slice_us = v;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -25,6 +25,7 @@ struct record_opts {
 	bool snapshot_pause;
 	int synth_threads;
 	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0 = off */
+	unsigned int reader_slice_us;	/* the reader's EEVDF slice, 0 = default */
 	bool quiet, verbose;
 	char **workload;	/* argv after -- */
 	int argc;

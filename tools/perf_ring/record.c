@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "prio.h"
 #include "record.h"
 
 static volatile sig_atomic_t stop_sig, usr2_pending, child_exited;
@@ -674,6 +675,7 @@ int cmd_record(int argc, char **argv)
 	struct rec r;
 	int err, status = 0, exit_code = 0;
 	bool wl_failed = false;
+	bool slice_ok;
 	int wl_errno = 0;
 
 	err = record_parse(argc, argv, &o);
@@ -744,17 +746,16 @@ int cmd_record(int argc, char **argv)
 	 * (writer_main()), so neither runs real-time.  Before
 	 * the output is created, so that a refusal leaves no file.
 	 */
-	if (o.realtime) {
-		struct sched_param sp = { .sched_priority = o.realtime };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-			err = -errno;
-			rec_fail(&r, err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
-				 strerror(errno), errno == EPERM ?
-				 " (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
-			goto out_early;
-		}
+	err = prio_reader(o.realtime, o.reader_slice_us, &slice_ok);
+	if (err) {
+		rec_fail(&r, err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
+			 strerror(-err), err == -EPERM ?
+			 " (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
+		goto out_early;
 	}
+	if (o.verbose && !o.realtime && o.reader_slice_us)
+		fprintf(stderr, "perf-ring record: reader slice %u us: %s\n", o.reader_slice_us,
+			slice_ok ? "set" : "not supported by this kernel (before 6.12)");
 
 	if (!o.overwrite) {
 		char path[4096];

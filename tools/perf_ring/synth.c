@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "prio.h"
 #include "synth.h"
 
 u32 synth_id_hdr_size(u64 st)
@@ -222,6 +223,13 @@ static void *synth_worker(void *arg)
 	return NULL;
 }
 
+/* a thread of its own: not scheduled ahead of the command, as the reader is */
+static void *synth_thread(void *arg)
+{
+	prio_worker();
+	return synth_worker(arg);
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -298,7 +306,7 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		jobs[k].id_hdr = id_hdr;
 	}
 	for (int k = 1; k < nthreads; k++)
-		if (pthread_create(&th[k], NULL, synth_worker, &jobs[k]))
+		if (pthread_create(&th[k], NULL, synth_thread, &jobs[k]))
 			synth_worker(&jobs[k]), th[k] = 0;
 	synth_worker(&jobs[0]);
 	for (int k = 0; k < nthreads; k++) {

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 
 #include "perfdata.h"
+#include "prio.h"
 #include "writer.h"
 
 struct wslot {
@@ -242,11 +243,9 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
-	struct sched_param sp = { 0 };
 
-	/* never real-time, even when created by a SCHED_FIFO reader (-r) */
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		sched_setscheduler(0, SCHED_OTHER, &sp);
+	/* not ahead of the command, as the reader that created it is */
+	prio_worker();
 
 	for (;;) {
 		struct chunk *c;

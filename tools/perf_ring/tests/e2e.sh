@@ -131,6 +131,40 @@ case "$cls" in
 *) nok "-r 10: the reader runs SCHED_FIFO, the writer does not" "threads: $cls, exit $rc: $(cat rt.err)" ;;
 esac
 
+# the reader's slice (prio.c): 100 us for the reader thread only; the
+# writer, io_uring's workers and the command keep the kernel's default
+slice_of() { awk '/^se\.slice/ { print $NF }' "$1/sched" 2>/dev/null; }
+if [ -n "$(slice_of /proc/self)" ]; then
+	rm -f sl.data
+	"$PR" record -v -z -e 'raw_syscalls:*' -o sl.data -- "$CL" 30000000 2>sl.err &
+	pid=$!
+	sleep 0.5
+	reader=$(slice_of /proc/$pid/task/$pid)
+	others=
+	for t in /proc/$pid/task/* /proc/"$(pgrep -P $pid)"; do
+		[ "$t" = /proc/$pid/task/$pid ] || others="$others$(cat "$t/comm")=$(slice_of "$t") "
+	done
+	kill -INT $pid
+	wait $pid
+	if grep -q 'reader slice 100 us: set' sl.err; then
+		case "$others" in
+		*"=100000 "*|*"= "*) nok "--reader-slice: only the reader gets the short slice" \
+				"reader: $reader, others:$others" ;;
+		*) if [ "$reader" = 100000 ]; then
+			check_file sl.data "the reader runs with a 100 us slice, the rest with the default ($others)" lossy
+		   else
+			nok "--reader-slice: the reader's slice is 100 us" "reader: $reader, $(cat sl.err)"
+		   fi ;;
+		esac
+	elif grep -q 'reader slice 100 us: not supported' sl.err; then
+		skip "the reader's slice" "this kernel has no custom slices (before 6.12)"
+	else
+		nok "--reader-slice: -v says whether the slice was set" "$(cat sl.err)"
+	fi
+else
+	skip "the reader's slice" "no se.slice in /proc/PID/sched (CONFIG_SCHED_DEBUG off or a kernel before 6.6)"
+fi
+
 # io_uring unavailable: fall back to write(2) and say so
 if [ -w /proc/sys/kernel/io_uring_disabled ]; then
 	old=$(cat /proc/sys/kernel/io_uring_disabled)
@@ -270,6 +304,7 @@ fi
 expect_fail "bad -m" 1 "invalid value '3' for -m" "$PR" record -m 3 -o x.data -- true
 expect_fail "bad -z level" 1 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
 expect_fail "bad -r" 1 "invalid value '0' for --realtime" "$PR" record -r 0 -o x.data -- true
+expect_fail "bad --reader-slice" 1 "invalid value '50' for --reader-slice" "$PR" record --reader-slice 50 -o x.data -- true
 expect_fail "bad --mmap-flush" 1 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
 expect_fail "unwritable output" 1 "cannot create output '/nonexistent/x.data'" \
 	"$PR" record -e 'raw_syscalls:*' -o /nonexistent/x.data -- true
