@@ -77,12 +77,11 @@ int write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int pwrite_full(int fd, const void *buf, size_t len, off_t off)
+/* pread(2) or pwrite(2) until len bytes are done; EOF is -EIO */
+static int pio_full(int fd, char *p, size_t len, off_t off, bool wr)
 {
-	const char *p = buf;
-
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
+		ssize_t n = wr ? pwrite(fd, p, len, off) : pread(fd, p, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -98,25 +97,14 @@ int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+int pwrite_full(int fd, const void *buf, size_t len, off_t off)
+{
+	return pio_full(fd, (char *)buf, len, off, true);
+}
+
 int pread_full(int fd, void *buf, size_t len, off_t off)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
+	return pio_full(fd, buf, len, off, false);
 }
 
 int read_text_file(const char *path, char **out, size_t *lenp)

@@ -143,7 +143,7 @@ TEST_F(pause, writing_resumes_after_pause)
 	const unsigned long paused = 30, after = 40;
 	char why[PR_WHY_LEN] = "";
 	struct pr_rec rec;
-	__u64 h1, h2, newest;
+	__u64 h1, h2;
 
 	PAUSE_OPEN(&self->r, 4);
 	ASSERT_EQ(0, pr_enable(self->r.fd));
@@ -158,9 +158,8 @@ TEST_F(pause, writing_resumes_after_pause)
 	/* The first record after resume carries the LOST record with it. */
 	ASSERT_EQ(0ULL, h1);
 	ASSERT_EQ(after * self->rec + 24, variant->backward ? -h2 : h2);
-	newest = variant->backward ? h2 : h2 - self->rec;
-	ASSERT_EQ(0, pr_parse(&self->r, newest, newest + self->rec, &rec, why,
-			      sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, pr_parse_newest(&self->r, h2, variant->backward, self->rec,
+				     &rec, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_EQ(paused + after - 1, rec.seq);
 	TH_LOG("%s: paused from the start, data_head stayed 0; after resume it moved by %lld (%lu records + one LOST), newest seq %llu",

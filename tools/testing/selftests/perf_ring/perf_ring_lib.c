@@ -742,6 +742,27 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	return 0;
 }
 
+int pr_parse_newest(const struct pr_ring *r, __u64 head, bool backward,
+		    __u32 rec_size, struct pr_rec *rec, char *why, size_t len)
+{
+	/* backward: data_head is the start of the newest record; forward, its end */
+	__u64 newest = backward ? head : head - rec_size;
+
+	return pr_parse(r, newest, newest + rec_size, rec, why, len);
+}
+
+/* Parse the record at pos, bounded by end, and hand it to fn. */
+static int pr_visit(const struct pr_ring *r, __u64 pos, __u64 end,
+		    struct pr_rec *rec, pr_rec_fn fn, void *ctx,
+		    char *why, size_t len)
+{
+	int ret = pr_parse(r, pos, end, rec, why, len);
+
+	if (ret || !fn)
+		return ret;
+	return fn(rec, ctx);
+}
+
 long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
 		     pr_rec_fn fn, void *ctx, char *why, size_t len)
 {
@@ -755,14 +776,9 @@ long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
 		return -EBADMSG;
 	}
 	while (from != to) {
-		ret = pr_parse(r, from, to, &rec, why, len);
+		ret = pr_visit(r, from, to, &rec, fn, ctx, why, len);
 		if (ret)
 			return ret;
-		if (fn) {
-			ret = fn(&rec, ctx);
-			if (ret)
-				return ret;
-		}
 		from += rec.size;
 		n++;
 	}
@@ -784,14 +800,9 @@ long pr_walk_backward(const struct pr_ring *r, __u64 head,
 			break;			/* never written */
 		if (h.size > end - pos)
 			break;			/* tail overwritten by newer data */
-		ret = pr_parse(r, pos, end, &rec, why, len);
+		ret = pr_visit(r, pos, end, &rec, fn, ctx, why, len);
 		if (ret)
 			return ret;
-		if (fn) {
-			ret = fn(&rec, ctx);
-			if (ret)
-				return ret;
-		}
 		pos += rec.size;
 		n++;
 	}

@@ -179,6 +179,14 @@ unsigned int pr_close_sample_size(const struct pr_ring *r);
 int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	     struct pr_rec *rec, char *why, size_t len);
 
+/*
+ * pr_parse() the newest record of a buffer holding records of @rec_size
+ * bytes, from its data_head @head: in a @backward buffer the record that
+ * starts there, else the one that ends there.
+ */
+int pr_parse_newest(const struct pr_ring *r, __u64 head, bool backward,
+		    __u32 rec_size, struct pr_rec *rec, char *why, size_t len);
+
 typedef int (*pr_rec_fn)(const struct pr_rec *rec, void *ctx);
 
 /*

@@ -75,7 +75,7 @@ TEST_F(ring, head_points_at_newest)
 	const unsigned long n = 100;
 	char why[PR_WHY_LEN] = "";
 	struct pr_rec rec;
-	__u64 head, newest;
+	__u64 head;
 
 	RING_OPEN(4);
 	ASSERT_LT(n * self->rec, self->r.size);
@@ -86,13 +86,11 @@ TEST_F(ring, head_points_at_newest)
 		/* The head runs down from 0: negative, at the newest record. */
 		ASSERT_LT((__s64)head, 0);
 		ASSERT_EQ((__s64)head, -(__s64)(n * self->rec));
-		newest = head;
 	} else {
 		ASSERT_EQ(head, n * self->rec);
-		newest = head - self->rec;
 	}
-	ASSERT_EQ(0, pr_parse(&self->r, newest, newest + self->rec, &rec,
-			      why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, pr_parse_newest(&self->r, head, variant->backward, self->rec,
+				     &rec, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_TRUE(rec.has_seq);
 	ASSERT_EQ(n - 1, rec.seq);
