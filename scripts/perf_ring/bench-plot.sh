@@ -5,6 +5,7 @@
 # in $BENCH_STATE:
 #   overhead.png     the series' table: workload time per case, mean and stddev
 #   compression.png  compression ratio against overhead, per level and writer
+#   loss.png         records lost against buffer size, perf and perf-ring -z1
 # A part that did not run leaves no data, and its plot is skipped.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -62,4 +63,31 @@ if [ -s "$state/compression.dat" ]; then
 	unset multiplot
 	EOF
 	pr_log "bench: wrote ${out#"$PR_ROOT"/}/compression.png"
+fi
+
+if [ -s "$state/loss.dat" ]; then
+	# columns: placement, KiB per CPU, mean lost: perf, perf-ring, perf-ring --reader-slice 0
+	awk '$1 == "pinned"' "$state/loss.dat" > "$state/loss-pinned.dat"
+	awk '$1 == "unpinned"' "$state/loss.dat" > "$state/loss-unpinned.dat"
+	gnuplot <<-EOF
+	set terminal pngcairo size 1100,480 font "sans,10" noenhanced
+	set output "$out/loss.png"
+	set multiplot layout 1,2 title "close(-1) loop, raw_syscalls:*, -z1: samples lost per run (mean)"
+	set xlabel "buffer per CPU, KiB"
+	set ylabel "samples lost per run"
+	set logscale x 2
+	set xrange [384:5461]
+	set yrange [0:*]
+	set grid
+	set key top right
+	do for [p in "pinned unpinned"] {
+		set title (p eq "pinned" ? "recorder and workload pinned to CPU 0" : "unpinned")
+		f = "$state/loss-".p.".dat"
+		plot f using 2:3 with linespoints pt 7 lc rgb "#4477aa" title "perf record -z1", \\
+		     f using 2:4 with linespoints pt 5 lc rgb "#ee6677" title "perf-ring -z1", \\
+		     f using 2:5 with linespoints pt 9 dt 2 lc rgb "#228833" title "perf-ring -z1 --reader-slice 0"
+	}
+	unset multiplot
+	EOF
+	pr_log "bench: wrote ${out#"$PR_ROOT"/}/loss.png"
 fi

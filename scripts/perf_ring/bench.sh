@@ -10,6 +10,8 @@
 #   4. flight-recorder snapshots, PAUSE_OUTPUT against pause-free
 #      (bench_flight.py)
 #   5. synthesis of 2,000 threads on 1, 2 and 4 threads (bench_synth.py)
+#   6. records lost against buffer size, perf -z1 and perf-ring -z1
+#      (bench_loss.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -40,7 +42,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

@@ -6,9 +6,9 @@ not run, or broke, is "not measured"."""
 import math
 import os
 
-from bench_lib import OUT, QUICK, ROOT, STATE, fmt_ratio, load, log, md_table
+from bench_lib import OUT, QUICK, ROOT, STATE, fmt_ratio, load, log, md_table, mean
 
-SECTIONS = ["series.md", "vs-perf.md", "compression.md", "flight.md", "synthesis.md"]
+SECTIONS = ["series.md", "vs-perf.md", "compression.md", "flight.md", "synthesis.md", "loss.md"]
 
 
 def machine():
@@ -107,6 +107,23 @@ def goals():
                      "" if ok else "perf loses records too: with the recorder and the workload "
                      "pinned to one CPU the reader runs only when the workload is preempted, "
                      "and 128 pages fill in about a millisecond"])
+    lo = load("loss")
+    if lo:
+        runs = lo["runs"]
+        pinned = [s for s in lo["sizes"] if "pinned perf -z1 -m " + s in runs]
+        best = lo["met"][0] if lo["met"] else None
+        where = ", ".join("%s: perf %.0f, perf-ring %.0f" % (
+            s, mean(runs["pinned perf -z1 -m " + s]["lost"]),
+            mean(runs["pinned perf-ring -z1 -m " + s]["lost"])) for s in pinned)
+        rows.append(["records lost, -z1, %s close(-1), a buffer size where perf loses some" %
+                     format(lo["calls"], ","), "0",
+                     "met at %s" % best if best else "pinned, mean per run: " + where,
+                     "met" if best else "missed",
+                     ("perf lost records in most of %d runs there, perf-ring in none; pinned, "
+                      "mean per run: %s" % (lo["rounds"], where)) if best else ""])
+    else:
+        rows.append(["records lost, -z1, a buffer size where perf loses some", "0", "-",
+                     "not measured", ""])
     if fl:
         pf = fl.get("perf record (pauses)")
         pr = fl.get("perf-ring, pause-free")
@@ -166,7 +183,7 @@ def main():
             text += "\n## %s\n\nNot measured in this run (the part did not run or broke).\n" % s
     if os.path.exists(os.path.join(OUT, "analysis.md")) and not QUICK:
         text += "\nDiscussion of these results: [analysis.md](analysis.md).\n"
-    text += "\nPlots: [overhead.png](overhead.png), [compression.png](compression.png).\n"
+    text += "\nPlots: [overhead.png](overhead.png), [compression.png](compression.png), [loss.png](loss.png).\n"
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "bench.md"), "w") as f:
         f.write(text)
