@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Join the parts' sections into bench.md: the machine, the goals of issue 6
+"""Join the parts' sections into bench.md: the machine, the goals of issues 5 and 6
 with the measured values, then each part's tables.  A goal whose part did
 not run, or broke, is "not measured"."""
 
@@ -168,7 +168,7 @@ def main():
     ], ["---", "---"])
     if m.get("failed"):
         text += "\n**Parts that broke in this run: %s.**\n" % m["failed"]
-    text += "\n## Goals (issue 6), measured side by side in this run\n\n"
+    text += "\n## Goals (issues 5 and 6), measured side by side in this run\n\n"
     text += ("Ratios are means of per-round ratios with their 95% interval. A goal is met when "
              "the interval lies on the right side of it; where the interval covers 1.0 the "
              "verdict is \"no measurable difference\".\n\n")
