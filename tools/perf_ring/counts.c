@@ -69,6 +69,7 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 	size_t pos = 0;
 	u64 st = m->sample_type;
 
+	c->walk_newest = 0;
 	while (pos + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
 
@@ -119,6 +120,8 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 					c->first_time = t;
 				if (t > c->last_time)
 					c->last_time = t;
+				if (t > c->walk_newest)
+					c->walk_newest = t;
 			}
 		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
 			c->lost += rd64(buf + pos + 16);

@@ -30,17 +30,6 @@ static void on_stop(int sig) { stop_sig = sig; }
 static void on_usr2(int sig) { (void)sig; usr2_pending = 1; }
 static void on_chld(int sig) { (void)sig; child_exited = 1; }
 
-/* CPU hotplug, per buffer (see "CPU hotplug" below) */
-static struct {
-	int cpu[MAX_CPUS];		/* the buffer's CPU */
-	u64 off_ns[MAX_CPUS];		/* went offline, ns into the run; 0: never */
-	u64 on_ns[MAX_CPUS];		/* came back; 0: not (yet) */
-	bool off[MAX_CPUS];		/* offline now */
-	u64 last_time[MAX_CPUS];	/* newest record time read from it */
-	u64 t0, checked;
-	bool no_mask;			/* the online mask cannot be read */
-} hp;
-
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -230,8 +219,8 @@ static int open_events(struct rec *r)
 	r->fds = calloc(maxfds, sizeof(*r->fds));
 	r->rings = calloc(r->ncpu, sizeof(*r->rings));
 	r->pfd = calloc(r->ncpu, sizeof(*r->pfd));
-	r->ring_lost = calloc(r->ncpu, sizeof(*r->ring_lost));
-	if (!r->fds || !r->rings || !r->pfd || !r->ring_lost)
+	r->rs = calloc(r->ncpu, sizeof(*r->rs));
+	if (!r->fds || !r->rings || !r->pfd || !r->rs)
 		return -ENOMEM;
 	for (int e = 0; e < r->nev; e++) {
 		r->evs[e].ids = calloc(r->ncpu * r->nthr, sizeof(u64));
@@ -283,7 +272,7 @@ static int open_events(struct rec *r)
 						return err;
 					}
 					r->pfd[r->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-					hp.cpu[r->nrings] = r->cpus[c];
+					r->rs[r->nrings].cpu = r->cpus[c];
 					ring_fd = fd;
 					r->nrings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
@@ -330,8 +319,10 @@ static void enable_all(struct rec *r, bool on)
 
 /* ---- streaming ---- */
 
-static int drain_ring(struct rec *r, struct ring *rg, bool all)
+static int drain_ring(struct rec *r, int i, bool all)
 {
+	struct ring *rg = &r->rings[i];
+
 	for (;;) {
 		u64 avail = ring_fwd_avail(rg);
 		char *dst;
@@ -353,6 +344,8 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
 			continue;
 		}
 		counts_walk(&r->cnt, r->ev_samples, &r->idmap, r->cur->buf + r->cur->len, n);
+		if (r->cnt.walk_newest > r->rs[i].last_time)
+			r->rs[i].last_time = r->cnt.walk_newest;
 		r->cur->len += n;
 	}
 }
@@ -366,20 +359,10 @@ static int drain_ring(struct rec *r, struct ring *rg, bool all)
 
 static int read_one(struct rec *r, int i, bool all)
 {
-	/* counts_walk keeps the newest time: take this buffer's */
-	u64 t = r->cnt.last_time;
-	int err;
-
 	u64 lost = r->cnt.lost;
+	int err = drain_ring(r, i, all);
 
-	r->cnt.last_time = 0;
-	err = drain_ring(r, &r->rings[i], all);
-	if (r->ring_lost)
-		r->ring_lost[i] += r->cnt.lost - lost;
-	if (r->cnt.last_time)
-		hp.last_time[i] = r->cnt.last_time;
-	if (t > r->cnt.last_time)
-		r->cnt.last_time = t;
+	r->rs[i].lost += r->cnt.lost - lost;
 	return err;
 }
 
@@ -443,12 +426,12 @@ static int emit_unreported_lost(struct rec *r)
 			if (!first)
 				first = &r->fds[f];
 		}
-		if (!first || counted <= r->ring_lost[i])
+		if (!first || counted <= r->rs[i].lost)
 			continue;
 		rec.h.type = PERF_RECORD_LOST;
 		rec.h.size = offsetof(typeof(rec), sid) + idh;
 		rec.id = first->id;
-		rec.lost = counted - r->ring_lost[i];
+		rec.lost = counted - r->rs[i].lost;
 		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
 		if (r->sample_type & PERF_SAMPLE_TID) {
 			u32 pt[2] = { -1, -1 };
@@ -456,7 +439,7 @@ static int emit_unreported_lost(struct rec *r)
 			memcpy(p++, pt, 8);
 		}
 		if (r->sample_type & PERF_SAMPLE_TIME)
-			*p++ = hp.last_time[i];
+			*p++ = r->rs[i].last_time;
 		if (r->sample_type & PERF_SAMPLE_ID)
 			*p++ = first->id;
 		if (r->sample_type & PERF_SAMPLE_CPU) {
@@ -466,7 +449,7 @@ static int emit_unreported_lost(struct rec *r)
 		}
 		if (rec_emit(r, &rec, rec.h.size))
 			return -EIO;
-		r->ring_lost[i] = counted;
+		r->rs[i].lost = counted;
 	}
 	return 0;
 }
@@ -534,32 +517,33 @@ static void hotplug_check(struct rec *r, bool force)
 {
 	bool online[MAX_CPUS] = { false };
 	u64 now = now_ns();
-	double s = (now - hp.t0) / 1e9;
+	double s = (now - r->hp.t0) / 1e9;
 
-	if (hp.no_mask || (!force && now - hp.checked < HOTPLUG_CHECK_NS))
+	if (r->hp.no_mask || (!force && now - r->hp.checked < HOTPLUG_CHECK_NS))
 		return;
-	hp.checked = now;
+	r->hp.checked = now;
 	if (online_cpus(online, MAX_CPUS)) {
-		hp.no_mask = true;
+		r->hp.no_mask = true;
 		return;
 	}
 	for (int i = 0; i < r->nrings; i++) {
-		int cpu = hp.cpu[i];
+		struct ring_state *st = &r->rs[i];
+		int cpu = st->cpu;
 
-		if (!online[cpu] && !hp.off[i]) {
-			hp.off[i] = true;
-			hp.off_ns[i] = now - hp.t0 ?: 1;
-			hp.on_ns[i] = 0;
+		if (!online[cpu] && !st->off) {
+			st->off = true;
+			st->off_ns = now - r->hp.t0 ?: 1;
+			st->on_ns = 0;
 			if (r->o->overwrite && cpu_events(r))
-				hp.last_time[i] = bwd_newest_time(r, &r->rings[i]);
+				st->last_time = bwd_newest_time(r, &r->rings[i]);
 			if (!r->o->quiet)
 				fprintf(stderr, "[ perf-ring record: cpu %d went offline (%.1f s): %s ]\n",
 					cpu, s, cpu_events(r) ?
 					"the kernel stopped its events; what its buffer holds is kept" :
 					"the recorded tasks run on the other CPUs");
-		} else if (online[cpu] && hp.off[i]) {
-			hp.off[i] = false;
-			hp.on_ns[i] = now - hp.t0 ?: 1;
+		} else if (online[cpu] && st->off) {
+			st->off = false;
+			st->on_ns = now - r->hp.t0 ?: 1;
 			if (!r->o->quiet)
 				fprintf(stderr, "[ perf-ring record: cpu %d is back online (%.1f s): %s ]\n",
 					cpu, s, cpu_events(r) ?
@@ -578,25 +562,26 @@ static void hotplug_summary(struct rec *r)
 {
 	for (int i = 0; i < r->nrings; i++) {
 		char back[64] = " and was still offline at the end", last[80] = "";
-		int cpu = hp.cpu[i];
+		struct ring_state *st = &r->rs[i];
+		int cpu = st->cpu;
 
-		if (!hp.off_ns[i] || (!cpu_events(r) && r->o->quiet))
+		if (!st->off_ns || (!cpu_events(r) && r->o->quiet))
 			continue;
-		if (hp.on_ns[i])
-			snprintf(back, sizeof(back), ", came back at %.1f s", hp.on_ns[i] / 1e9);
-		if (hp.last_time[i])
+		if (st->on_ns)
+			snprintf(back, sizeof(back), ", came back at %.1f s", st->on_ns / 1e9);
+		if (st->last_time)
 			snprintf(last, sizeof(last), " (its last record is at %llu.%06llu)",
-				 (unsigned long long)(hp.last_time[i] / 1000000000ULL),
-				 (unsigned long long)(hp.last_time[i] % 1000000000ULL / 1000));
+				 (unsigned long long)(st->last_time / 1000000000ULL),
+				 (unsigned long long)(st->last_time % 1000000000ULL / 1000));
 		if (cpu_events(r))
 			fprintf(stderr, "perf-ring record: warning: cpu %d went offline at %.1f s%s; "
 				"its events stayed off from then on, so the recording has nothing "
 				"from cpu %d after that%s\n",
-				cpu, hp.off_ns[i] / 1e9, back, cpu, last);
+				cpu, st->off_ns / 1e9, back, cpu, last);
 		else
 			fprintf(stderr, "perf-ring record: note: cpu %d went offline at %.1f s%s; "
 				"the recorded tasks ran on the other CPUs meanwhile\n",
-				cpu, hp.off_ns[i] / 1e9, back);
+				cpu, st->off_ns / 1e9, back);
 	}
 }
 
@@ -808,7 +793,7 @@ int cmd_record(int argc, char **argv)
 		enable_all(&r, true);
 	}
 	rec_refresh_live_synth(&r, true);
-	hp.t0 = hp.checked = now_ns();
+	r.hp.t0 = r.hp.checked = now_ns();
 
 	while (!err && !wl_failed) {
 		if (stop_sig)

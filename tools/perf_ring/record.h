@@ -27,6 +27,15 @@ struct efd {
 	u64 id;
 };
 
+/* What the recorder keeps per buffer, beside its mapping (struct ring). */
+struct ring_state {
+	int cpu;			/* the buffer's CPU */
+	u64 lost;			/* lost, as the LOST records read from it said */
+	u64 last_time;			/* newest record time read from it */
+	bool off;			/* its CPU is offline now */
+	u64 off_ns, on_ns;		/* went offline, came back: ns into the run; 0: not */
+};
+
 struct rec {
 	struct record_opts *o;
 	struct pf_event *evs;
@@ -39,7 +48,11 @@ struct rec {
 	struct ring *rings;
 	int nrings;
 	struct pollfd *pfd;
-	u64 *ring_lost;			/* per ring: lost, as LOST records said */
+	struct ring_state *rs;		/* per ring */
+	struct {			/* CPU hotplug checks */
+		u64 t0, checked;
+		bool no_mask;		/* the online mask cannot be read */
+	} hp;
 	u64 sample_type;
 	u32 id_hdr;
 	struct idmap idmap;

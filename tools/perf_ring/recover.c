@@ -121,8 +121,9 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 	err = pf_write_head(fd, evs, nr, 0, NULL);
 	if (!err)
 		err = copy_range(r->f.fd, r->f.h.data.offset, fd, data_off, kept);
-	meta.first_time = r->all.first_time;
-	meta.last_time = r->all.last_time;
+	/* cut at clean_end: not the times of the records decoded past it */
+	meta.first_time = r->good_end == r->clean_end ? r->clean_first : r->all.first_time;
+	meta.last_time = r->good_end == r->clean_end ? r->clean_last : r->all.last_time;
 	if (r->all.nr[PF_RECORD_COMPRESSED]) {
 		/* the level was never written down: 0 says "unknown" */
 		meta.comp.on = true;

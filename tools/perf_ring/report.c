@@ -178,8 +178,11 @@ int report_walk(struct rep *r)
 			}
 			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
 			pos += h.size;
-			if (!r->pend_len)
+			if (!r->pend_len) {
 				r->clean_end = roff + h.size;
+				r->clean_first = r->all.first_time;
+				r->clean_last = r->all.last_time;
+			}
 		}
 		if (pos == 0 && have == RBUF) {
 			err = -EBADMSG;

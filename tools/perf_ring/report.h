@@ -26,6 +26,7 @@ struct rep {
 	bool salvage;			/* --recover: stop at the first bad record */
 	u64 good_end;			/* file offset where the sound records end */
 	u64 clean_end;			/* ... and no compressed unit is half done */
+	u64 clean_first, clean_last;	/* the sample time span up to clean_end */
 	char err[256];
 };
 
