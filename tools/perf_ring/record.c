@@ -131,12 +131,13 @@ static void config_attrs(struct rec *r)
 			a->inherit = 1;
 		}
 		/*
-		 * Streaming: the count of records the kernel dropped, which a
-		 * LOST record reports only once another record gets written
-		 * (see emit_unreported_lost()).
+		 * The count of records the kernel dropped.  Streaming: a LOST
+		 * record reports them only once another record gets written
+		 * (see emit_unreported_lost()).  Flight recorder: records
+		 * dropped while a buffer was paused are lost, not overwritten
+		 * (rec_take_snapshot()).
 		 */
-		if (!o->overwrite)
-			a->read_format = PERF_FORMAT_LOST;
+		a->read_format = PERF_FORMAT_LOST;
 		a->watermark = 1;
 		if (o->overwrite) {
 			a->write_backward = 1;

@@ -75,7 +75,7 @@ struct rec {
 	u64 run_samples, run_lost, run_raw, run_out, run_records;
 	u64 run_overwritten;
 	bool run_ow_estimated;		/* part of it estimated from bytes */
-	u64 run_lost_new;		/* flight recorder: LOST records new in a snapshot */
+	u64 run_lost_new;		/* flight recorder: records the kernel dropped */
 	int nfiles;
 	const char *writer_used;
 	int fail;			/* first fatal error, negative errno */
@@ -83,6 +83,7 @@ struct rec {
 	/* flight recorder */
 	char *scratch, *snap;
 	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
+	u64 *lost_prev;			/* ... and the kernel's lost counts */
 	u64 exp_cum, new_cum, deficit;
 	u64 snap_overwritten;		/* for the file being written */
 	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */

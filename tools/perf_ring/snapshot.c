@@ -43,13 +43,10 @@ void rec_refresh_live_synth(struct rec *r, bool force)
 	r->synth_live = b;
 }
 
-static u64 read_counter(int fd)
+/* The event's count and, with PERF_FORMAT_LOST, the records it dropped. */
+static int read_counter(int fd, u64 v[2])
 {
-	u64 v = 0;
-
-	if (read(fd, &v, sizeof(v)) != sizeof(v))
-		return 0;
-	return v;
+	return read(fd, v, 2 * sizeof(u64)) == 2 * sizeof(u64) ? 0 : -EIO;
 }
 
 /* Sampled with a fixed period: counter / period counts its samples. */
@@ -99,7 +96,7 @@ static bool sample_exact(const struct rec *r, const char *rec)
  */
 int rec_take_snapshot(struct rec *r, const char *path)
 {
-	u64 snap_new = 0, snap_new_all = 0, expected = 0, t_cut = 0, copy_ns;
+	u64 snap_new = 0, snap_new_all = 0, expected = 0, lost_new = 0, t_cut = 0, copy_ns;
 	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0;
 	size_t sz = r->o->mmap_bytes;
 	bool have_exact = false, have_freq = false;
@@ -117,10 +114,11 @@ int rec_take_snapshot(struct rec *r, const char *path)
 		r->scratch = malloc(sz);
 		r->snap = malloc(sz * r->nrings);
 		r->cnt_prev = calloc(r->nfds, sizeof(u64));
+		r->lost_prev = calloc(r->nfds, sizeof(u64));
 		r->ring_seen = calloc(r->nrings, sizeof(bool));
 		r->ring_last_head = calloc(r->nrings, sizeof(u64));
 		r->snap_head = calloc(r->nrings, sizeof(u64));
-		if (!r->scratch || !r->snap || !r->cnt_prev || !r->ring_seen ||
+		if (!r->scratch || !r->snap || !r->cnt_prev || !r->lost_prev || !r->ring_seen ||
 		    !r->ring_last_head || !r->snap_head)
 			return -ENOMEM;
 	}
@@ -155,15 +153,29 @@ int rec_take_snapshot(struct rec *r, const char *path)
 		}
 	}
 	copy_ns = now_ns() - copy_ns;
-	/* counters: samples generated up to now */
+	/*
+	 * Counters: samples generated up to now, less the records the kernel
+	 * dropped because the buffer was paused (--snapshot-pause): those are
+	 * lost, not overwritten.  A tracking event's dropped side-band records
+	 * count there too; they are few, and the difference is clamped at 0.
+	 */
 	for (int i = 0; i < r->nfds && !err; i++) {
 		struct pf_event *ev = &r->evs[r->fds[i].ev];
-		u64 v = read_counter(r->fds[i].fd);
+		u64 v[2], dropped;
 
-		if (!ev->attr.freq && ev->attr.sample_period)
-			expected += (v - r->cnt_prev[i]) / ev->attr.sample_period;
-		r->cnt_prev[i] = v;
+		if (read_counter(r->fds[i].fd, v))
+			continue;	/* keep the previous values */
+		dropped = v[1] - r->lost_prev[i];
+		lost_new += dropped;
+		if (ev_exact(ev)) {
+			u64 made = (v[0] - r->cnt_prev[i]) / ev->attr.sample_period;
+
+			expected += made > dropped ? made - dropped : 0;
+		}
+		r->cnt_prev[i] = v[0];
+		r->lost_prev[i] = v[1];
 	}
+	r->run_lost_new += lost_new;
 	if (!err)
 		err = rec_file_open(r, path);
 	if (!err)
@@ -205,13 +217,6 @@ int rec_take_snapshot(struct rec *r, const char *path)
 				}
 				if (h.type == PERF_RECORD_SAMPLE)
 					k = have_exact && (!have_freq || sample_exact(r, p + q)) ? 0 : 1;
-				/* a LOST shows up in every snapshot that still holds it */
-				if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-					u64 l;
-
-					memcpy(&l, p + q + 16, sizeof(l));
-					r->run_lost_new += l;
-				}
 				bytes[0] += h.size;
 				if (k >= 0)
 					n[0][k]++;
@@ -257,8 +262,10 @@ int rec_take_snapshot(struct rec *r, const char *path)
 	{
 		u64 d = r->exp_cum > r->new_cum ? r->exp_cum - r->new_cum : 0;
 		u64 interval = d > r->deficit ? d - r->deficit : 0;
-		char ow[128];
+		char ow[128], lost[48] = "";
 
+		if (lost_new)
+			snprintf(lost, sizeof(lost), ", %llu lost", (unsigned long long)lost_new);
 		r->deficit = d;
 		r->run_overwritten += interval + est;
 		r->run_ow_estimated |= have_freq;
@@ -276,9 +283,9 @@ int rec_take_snapshot(struct rec *r, const char *path)
 				 (unsigned long long)est);
 		if (!r->o->quiet)
 			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
-				"%s since the last snapshot ]\n",
+				"%s%s since the last snapshot ]\n",
 				path, (unsigned long long)r->cnt.total,
-				(unsigned long long)snap_new_all, ow);
+				(unsigned long long)snap_new_all, ow, lost);
 		if (r->o->verbose) {
 			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
 				copy_ns / 1e3, r->o->snapshot_pause ? " (paused)" : "");

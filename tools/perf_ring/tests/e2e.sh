@@ -232,6 +232,27 @@ for z in "" "-z"; do
 		nok "overwrite $z: overwritten count" "$(tail -2 fr.err)"
 done
 
+# the flight recorder's count, paused or not: each close() is captured,
+# overwritten or lost (dropped while paused), and counted once.  The loop
+# makes 3,000,000 close() calls, plus the dynamic loader's few.
+for sp in "" "--snapshot-pause"; do
+	rm -f fc.data*
+	"$PR" record --overwrite --switch-output=signal $sp -v -m 1M -e syscalls:sys_enter_close \
+		-o fc.data -- "$CL" 3000000 2>fc.err &
+	pid=$!
+	for i in 1 2 3; do sleep 0.4; kill -USR2 $pid 2>/dev/null; done
+	wait $pid
+	rc=$?
+	n=$(sed -n 's/.* \([0-9]*\) lost, \([0-9]*\) overwritten (\([0-9]*\) distinct samples captured).*/\1 \2 \3/p' fc.err)
+	sum=$(echo "$n" | awk 'NF == 3 { print $1 + $2 + $3 }')
+	if [ $rc = 0 ] && [ -n "$sum" ] && [ "$sum" -ge 3000000 ] && [ "$sum" -le 3000010 ]; then
+		ok "overwrite ${sp:-(no pause)}: lost + overwritten + captured = $sum close() calls (lost, overwritten, captured: $n)"
+	else
+		nok "overwrite ${sp:-(no pause)}: every close() counted once" "exit $rc, sum '$sum': $(tail -2 fc.err)"
+	fi
+	rm -f fc.data*
+done
+
 # frequency-sampled events in the flight recorder: what was overwritten is
 # estimated from the bytes the kernel wrote, and says so
 rm -f fq.data
