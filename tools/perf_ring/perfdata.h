@@ -168,7 +168,7 @@ struct pf_counts {
 	u64 lost_samples;	/* sum of PERF_RECORD_LOST_SAMPLES */
 	u64 bytes;
 	u64 first_time, last_time;
-	u64 walk_newest;	/* newest sample time of the last counts_walk() */
+	u64 walk_newest;	/* newest record time of the last counts_walk() */
 };
 
 const char *pf_record_name(u32 type);

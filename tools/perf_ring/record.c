@@ -408,6 +408,17 @@ static int read_round(struct rec *r, bool all)
 static int emit_unreported_lost(struct rec *r)
 {
 	u32 idh = synth_id_hdr_size(r->sample_type);
+	u64 newest = 0;
+
+	/*
+	 * The records' time: the newest read from any buffer.  A buffer's own
+	 * newest can be far older (its CPU went quiet after the loss), older
+	 * than what perf sorted and flushed at an earlier FINISHED_ROUND, and
+	 * perf would call the record out of order.
+	 */
+	for (int i = 0; i < r->nrings; i++)
+		if (r->rs[i].last_time > newest)
+			newest = r->rs[i].last_time;
 
 	for (int i = 0; i < r->nrings; i++) {
 		struct {
@@ -440,7 +451,7 @@ static int emit_unreported_lost(struct rec *r)
 			memcpy(p++, pt, 8);
 		}
 		if (r->sample_type & PERF_SAMPLE_TIME)
-			*p++ = r->rs[i].last_time;
+			*p++ = newest;
 		if (r->sample_type & PERF_SAMPLE_ID)
 			*p++ = first->id;
 		if (r->sample_type & PERF_SAMPLE_CPU) {

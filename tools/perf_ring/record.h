@@ -31,7 +31,7 @@ struct efd {
 struct ring_state {
 	int cpu;			/* the buffer's CPU */
 	u64 lost;			/* lost, as the LOST records read from it said */
-	u64 last_time;			/* newest record time read from it */
+	u64 last_time;			/* newest record time read from it, any type */
 	bool off;			/* its CPU is offline now */
 	u64 off_ns, on_ns;		/* went offline, came back: ns into the run; 0: not */
 };
