@@ -98,7 +98,7 @@ def part():
                  "the runs and perf-ring in none.\n")
     write_md("loss.md", text)
     with open(os.path.join(STATE, "loss.dat"), "w") as f:
-        # place index, size in KiB, mean lost per tool
+        # placement, size in KiB, mean lost per tool
         for place, size, pr in plot:
             kib = int(size[:-1]) * (1024 if size.endswith("M") else 1)
             f.write("%s %d %s\n" % (place, kib, " ".join("%.0f" % v for v in pr)))

@@ -119,7 +119,7 @@ def goals():
                      format(lo["calls"], ","), "0",
                      "met at %s" % best if best else "pinned, mean per run: " + where,
                      "met" if best else "missed",
-                     ("perf lost records in most of %d runs there, perf-ring in none; pinned, "
+                     ("perf lost records in at least half of %d runs there, perf-ring in none; pinned, "
                       "mean per run: %s" % (lo["rounds"], where)) if best else ""])
     else:
         rows.append(["records lost, -z1, a buffer size where perf loses some", "0", "-",

@@ -65,7 +65,8 @@ void record_usage(FILE *f)
 "  -r, --realtime PRIO       read the buffers at SCHED_FIFO priority PRIO (1..99);\n"
 "                            the writer and the command stay SCHED_OTHER\n"
 "      --reader-slice USEC   the reader's fair-scheduler slice, 100..100000 us\n"
-"                            (default 100; 0: the kernel's default; Linux 6.12+)\n"
+"                            (default 100; 0: the kernel's default; Linux 6.12+;\n"
+"                            not with -r)\n"
 "  -q, --quiet / -v, --verbose\n");
 }
 

@@ -282,9 +282,9 @@ void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t l
 		snprintf(buf, len, "%s: %s (check /proc/sys/kernel/perf_event_paranoid, "
 			 "or run as root)", e->name, strerror(errnum));
 	} else if (errnum == EINVAL && e->attr.write_backward) {
-		snprintf(buf, len, "%s: the kernel rejected write_backward (%s); "
-			 "--overwrite needs a kernel with backward ring buffers",
-			 e->name, strerror(errnum));
+		snprintf(buf, len, "%s: the kernel rejected write_backward or PERF_FORMAT_LOST "
+			 "(%s); --overwrite needs backward ring buffers (Linux 4.7) and lost "
+			 "counts (6.0)", e->name, strerror(errnum));
 	} else if (errnum == EMFILE) {
 		snprintf(buf, len, "%s: too many open files (raise ulimit -n)", e->name);
 	} else {

@@ -206,7 +206,7 @@ int rec_file_close(struct rec *r, bool *ok)
 	r->run_raw += r->w.raw_bytes;
 	r->run_out += r->w.out_bytes;
 	r->run_samples += r->cnt.nr[PERF_RECORD_SAMPLE];
-	/* snapshots overlap: count each LOST record once, in the first that has it */
+	/* flight recorder: the kernel's lost counts, read at each snapshot */
 	r->run_lost = r->o->overwrite ? r->run_lost_new : r->run_lost + r->cnt.lost;
 	r->run_records += r->cnt.total;
 	r->nfiles++;

@@ -14,18 +14,24 @@
  * reader that shares a CPU with the traced command waits for the
  * command's slice to end, up to a tick (4 ms at HZ=250), and a 2 MiB
  * buffer fills in about 6 ms of close(-1).  Older kernels ignore
- * sched_runtime for fair tasks; sched_getattr() then reports 0.
+ * sched_runtime for fair tasks.
  *
- * -r asks for SCHED_FIFO instead, as perf record -r does.
+ * -r asks for SCHED_FIFO instead, as perf record -r does.  A reader started
+ * under another policy (chrt) keeps it: the slice is for SCHED_OTHER only.
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/types.h>
 
 #include "prio.h"
+
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK 0x01
+#endif
 
 /* glibc before 2.41 has no wrapper, nor the struct (SCHED_ATTR_SIZE_VER0) */
 struct pr_sched_attr {
@@ -39,6 +45,10 @@ struct pr_sched_attr {
 	__u64 sched_period;
 };
 
+/* what the process started with, and whether prio_reader() changed it */
+static struct pr_sched_attr orig;
+static bool changed;
+
 static int get_attr(struct pr_sched_attr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -47,51 +57,65 @@ static int get_attr(struct pr_sched_attr *a)
 	return 0;
 }
 
-/* SCHED_OTHER at the thread's nice level, with a slice of slice_ns (0: default) */
-static int set_fair(unsigned long long slice_ns)
+static int set_attr(const struct pr_sched_attr *a)
 {
-	struct pr_sched_attr a;
-	int err = get_attr(&a);
+	struct pr_sched_attr v = *a;
 
-	if (err)
-		return err;
-	a.size = sizeof(a);
-	a.sched_policy = SCHED_OTHER;
-	a.sched_flags = 0;
-	a.sched_priority = 0;
-	a.sched_runtime = slice_ns;
-	a.sched_deadline = 0;
-	a.sched_period = 0;
-	if (syscall(SYS_sched_setattr, 0, &a, 0))
+	v.size = sizeof(v);
+	v.sched_flags &= SCHED_FLAG_RESET_ON_FORK;
+	if (syscall(SYS_sched_setattr, 0, &v, 0))
 		return -errno;
 	return 0;
 }
 
-int prio_reader(int rt_prio, unsigned int slice_us, bool *slice_ok)
+int prio_reader(int rt_prio, unsigned int slice_us, const char **slice_note)
 {
 	struct pr_sched_attr a;
+	int err;
 
-	*slice_ok = false;
+	*slice_note = NULL;
+	err = get_attr(&orig);
+	if (err && rt_prio <= 0) {
+		*slice_note = strerror(-err);
+		return 0;
+	}
 	if (rt_prio > 0) {
 		struct sched_param sp = { .sched_priority = rt_prio };
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
 			return -errno;
+		changed = !err;
 		return 0;
 	}
-	if (!slice_us || set_fair(slice_us * 1000ULL))
+	if (!slice_us)
 		return 0;
-	/* the kernel clamps the slice to 0.1..100 ms; it reports 0 if it has none */
-	*slice_ok = !get_attr(&a) && a.sched_runtime;
+	if (orig.sched_policy != SCHED_OTHER) {
+		*slice_note = "the reader runs under another policy (chrt), which it keeps";
+		return 0;
+	}
+	a = orig;
+	a.sched_runtime = slice_us * 1000ULL;
+	err = set_attr(&a);
+	if (err) {
+		*slice_note = strerror(-err);
+		return 0;
+	}
+	changed = true;
+	/* 6.12 and later report the slice in effect; older kernels, 0 */
+	if (get_attr(&a) || a.sched_runtime != slice_us * 1000ULL)
+		*slice_note = "not supported by this kernel (before 6.12)";
 	return 0;
 }
 
 void prio_worker(void)
 {
-	struct sched_param sp = { 0 };
+	struct pr_sched_attr a;
 
-	/* cannot fail for the calling thread, except under a seccomp policy */
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		sched_setscheduler(0, SCHED_OTHER, &sp);
-	set_fair(0);
+	if (!changed)
+		return;
+	a = orig;
+	/* no custom slice: sched_getattr() may report the default one */
+	if (a.sched_policy == SCHED_OTHER || a.sched_policy == SCHED_BATCH)
+		a.sched_runtime = 0;
+	set_attr(&a);
 }

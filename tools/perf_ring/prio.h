@@ -3,23 +3,21 @@
 #ifndef PERF_RING_PRIO_H
 #define PERF_RING_PRIO_H
 
-#include <stdbool.h>
-
 /* the reader's slice unless --reader-slice says otherwise, in microseconds */
 #define READER_SLICE_US 100
 
 /*
  * Make the calling thread, the reader, the first to run when its buffers
  * need reading: SCHED_FIFO at rt_prio when rt_prio > 0 (-r), else a fair
- * slice of slice_us (0: leave the kernel's default).  Returns 0 or -errno
- * from SCHED_FIFO; a slice the kernel does not take is not an error, and
- * *slice_ok says whether it took it.
+ * slice of slice_us (0: leave the kernel's default) if the thread runs
+ * SCHED_OTHER.  Returns 0 or -errno from SCHED_FIFO.  A slice that was not
+ * set is not an error: *slice_note then says why, else it is NULL.
  */
-int prio_reader(int rt_prio, unsigned int slice_us, bool *slice_ok);
+int prio_reader(int rt_prio, unsigned int slice_us, const char **slice_note);
 
 /*
- * Undo prio_reader() in a thread it created (writer, synthesis): plain
- * SCHED_OTHER with the default slice.  Threads inherit both settings.
+ * In a thread the reader created (writer, synthesis): undo prio_reader(),
+ * back to the scheduling the process started with.  Threads inherit it.
  */
 void prio_worker(void);
 

@@ -672,7 +672,7 @@ int cmd_record(int argc, char **argv)
 	struct rec r;
 	int err, status = 0, exit_code = 0;
 	bool wl_failed = false;
-	bool slice_ok;
+	const char *slice_note;
 	int wl_errno = 0;
 
 	err = record_parse(argc, argv, &o);
@@ -736,14 +736,15 @@ int cmd_record(int argc, char **argv)
 	}
 
 	/*
-	 * -r: only this thread, the reader, runs SCHED_FIFO: a buffer the
-	 * kernel fills faster than it is read loses records, and a reader
-	 * that waits for a CPU is the usual reason.  The command was forked
-	 * before, and the writer threads set themselves back to SCHED_OTHER
-	 * (writer_main()), so neither runs real-time.  Before
-	 * the output is created, so that a refusal leaves no file.
+	 * This thread, the reader, is scheduled ahead of the rest (prio.c):
+	 * a buffer the kernel fills faster than it is read loses records, and
+	 * a reader that waits for a CPU is the usual reason.  -r makes it
+	 * SCHED_FIFO, else it asks for a short fair slice.  The command was
+	 * forked before, and the writer and synthesis threads undo it
+	 * (prio_worker()).  Before the output is created, so that a refusal
+	 * of -r leaves no file.
 	 */
-	err = prio_reader(o.realtime, o.reader_slice_us, &slice_ok);
+	err = prio_reader(o.realtime, o.reader_slice_us, &slice_note);
 	if (err) {
 		rec_fail(&r, err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
 			 strerror(-err), err == -EPERM ?
@@ -752,7 +753,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.verbose && !o.realtime && o.reader_slice_us)
 		fprintf(stderr, "perf-ring record: reader slice %u us: %s\n", o.reader_slice_us,
-			slice_ok ? "set" : "not supported by this kernel (before 6.12)");
+			slice_note ? slice_note : "set");
 
 	if (!o.overwrite) {
 		char path[4096];
