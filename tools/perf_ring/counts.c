@@ -120,14 +120,16 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 					c->first_time = t;
 				if (t > c->last_time)
 					c->last_time = t;
+				if (t > c->walk_newest)
+					c->walk_newest = t;
 			}
 		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
 			c->lost += rd64(buf + pos + 16);
 		} else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
 			c->lost_samples += rd64(buf + pos + 8);
 		}
-		/* perf orders every record by time, samples or not */
-		t_any = record_time(buf + pos, st);
+		/* perf orders every record by time: a sample's was read above */
+		t_any = h.type == PERF_RECORD_SAMPLE ? 0 : record_time(buf + pos, st);
 		if (t_any > c->walk_newest)
 			c->walk_newest = t_any;
 		pos += h.size;
