@@ -14,11 +14,13 @@
  * part of the copy can still be trusted.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "counts.h"
 #include "ring.h"
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
@@ -236,4 +238,29 @@ long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 	if (s->max_rec > r->max_rec)
 		r->max_rec = s->max_rec;
 	return n;
+}
+
+u64 ring_bwd_newest_time(const struct ring *r, u64 sample_type)
+{
+	u64 head = ring_head(r), off = head & (r->size - 1), t = 0;
+	struct perf_event_header h;
+	char *rec;
+
+	if (!head)
+		return 0;		/* nothing written */
+	memcpy(&h, r->data + off, sizeof(h));	/* 8-aligned: never split */
+	if (h.size < sizeof(h) || h.size > r->size)
+		return 0;
+	rec = malloc(h.size);
+	if (!rec)
+		return 0;
+	if (off + h.size <= r->size) {
+		memcpy(rec, r->data + off, h.size);
+	} else {
+		memcpy(rec, r->data + off, r->size - off);
+		memcpy(rec + (r->size - off), r->data, h.size - (r->size - off));
+	}
+	t = record_time(rec, sample_type);
+	free(rec);
+	return t;
 }

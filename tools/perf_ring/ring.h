@@ -24,12 +24,18 @@ struct ring {
 	bool have_last;
 	u32 max_rec;		/* largest record seen */
 	/*
-	 * flight recorder, snapshot.c: bytes of the new records copied, and
+	 * flight recorder, sink-flight.c: bytes of the new records copied, and
 	 * how many of them were samples of fixed-period [0] and frequency [1]
 	 * events, over the snapshots, halved at each one: the share of bytes
 	 * the overwritten estimate goes by
 	 */
 	double est_seen, est_n[2];
+	/* what the recorder keeps per buffer, beside the mapping */
+	int cpu;		/* the buffer's CPU */
+	u64 lost;		/* lost, as the LOST records read from it said */
+	u64 last_time;		/* newest record time read from it, any type */
+	bool off;		/* its CPU is offline now */
+	u64 off_ns, on_ns;	/* went offline, came back: ns into the run; 0: not */
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
@@ -112,5 +118,11 @@ void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin);
  */
 long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 		       bool pause, struct bwd_snap *s);
+
+/*
+ * Backward buffer of a stopped event: the time of its newest record, 0 when
+ * it has none (see record_time()).
+ */
+u64 ring_bwd_newest_time(const struct ring *r, u64 sample_type);
 
 #endif

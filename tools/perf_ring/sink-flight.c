@@ -1,15 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flight recorder: snapshots of the backward buffers, one complete
- * time window each, and the count of what was overwritten between them.
+ * The flight-recorder sink: backward overwrite buffers that the kernel
+ * keeps writing, snapshots of them (one complete time window each), the
+ * count of what was overwritten between two snapshots, and the metadata
+ * each snapshot needs to stand alone.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "fail.h"
+#include "sink.h"
+#include "synth.h"
+
+struct flight {
+	struct sink s;
+	struct pbuf live;		/* the targets' threads, refreshed */
+	u64 live_ns;			/* when */
+	char *scratch, *snap;		/* one buffer's copy; every buffer's records */
+	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
+	u64 *lost_prev;			/* ... and the kernel's lost counts */
+	u64 exp_cum, new_cum, deficit;
+	u64 *snap_head;			/* per ring: the head of this snapshot */
+	bool *ring_seen;		/* ... taken before */
+	u64 *ring_last_head;		/* ... and the head then */
+};
 
 /*
  * Flight recorder: the COMM and MMAP records of the targets were written
@@ -18,29 +37,31 @@
  * live (at least every second, and at each snapshot), so the final
  * snapshot, taken after the workload exited, still names it.
  */
-void rec_refresh_live_synth(struct rec *r, bool force)
+static void refresh_live(struct flight *fl, bool force)
 {
+	const struct record_opts *o = fl->s.o;
 	struct pbuf b = { 0 };
 	struct synth_result res;
-	pid_t child = r->child;
+	pid_t child = fl->s.wl ? fl->s.wl->pid : -1;
+	u32 idh = fl->s.el->id_hdr;
 	int err;
 
-	if (!r->o->overwrite || (!force && now_ns() - r->synth_live_ns < 1000000000ULL))
+	if (!force && now_ns() - fl->live_ns < 1000000000ULL)
 		return;
-	if (r->o->workload && child <= 0)
+	if (o->workload && child <= 0)
 		return;		/* gone: keep the last picture */
-	if (r->o->workload)
-		err = synth_threads(&child, 1, 1, r->id_hdr, &b, &res);
+	if (o->workload)
+		err = synth_threads(&child, 1, 1, idh, &b, &res);
 	else
-		err = synth_threads(r->o->npids ? r->o->pids : NULL, r->o->npids,
-				    r->o->synth_threads, r->id_hdr, &b, &res);
-	r->synth_live_ns = now_ns();
+		err = synth_threads(o->npids ? o->pids : NULL, o->npids,
+				    o->synth_threads, idh, &b, &res);
+	fl->live_ns = now_ns();
 	if (err || !res.nr_threads) {
 		pbuf_free(&b);
 		return;
 	}
-	pbuf_free(&r->synth_live);
-	r->synth_live = b;
+	pbuf_free(&fl->live);
+	fl->live = b;
 }
 
 /* The event's count and, with PERF_FORMAT_LOST, the records it dropped. */
@@ -59,9 +80,9 @@ static bool ev_exact(const struct pf_event *ev)
  * Is this sample of an event whose samples the counters count exactly?
  * Only asked when the run has both kinds.
  */
-static bool sample_exact(const struct rec *r, const char *rec)
+static bool sample_exact(const struct evlist *el, const char *rec)
 {
-	u64 st = r->sample_type, id;
+	u64 st = el->sample_type, id;
 	struct perf_event_header h;
 	size_t off = sizeof(h);
 	int e;
@@ -76,8 +97,8 @@ static bool sample_exact(const struct rec *r, const char *rec)
 	if (off + 8 > h.size)
 		return false;
 	memcpy(&id, rec + off, sizeof(id));
-	e = idmap_find(&r->idmap, id);
-	return e >= 0 && ev_exact(&r->evs[e]);
+	e = idmap_find(&el->idmap, id);
+	return e >= 0 && ev_exact(&el->evs[e]);
 }
 
 /*
@@ -94,58 +115,61 @@ static bool sample_exact(const struct rec *r, const char *rec)
  * (ring_bwd_overwritten_est()): the head moved down by what was written,
  * and what of it this snapshot does not keep was overwritten.
  */
-int rec_take_snapshot(struct rec *r, const char *path)
+static int take_snapshot(struct flight *fl, const char *path)
 {
+	struct sink *s = &fl->s;
+	struct evlist *el = s->el;
+	struct out_file *f = s->out;
 	u64 snap_new = 0, snap_new_all = 0, expected = 0, lost_new = 0, t_cut = 0, copy_ns;
-	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0;
-	size_t sz = r->o->mmap_bytes;
+	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0, ow_snap = 0;
+	size_t sz = s->o->mmap_bytes;
 	bool have_exact = false, have_freq = false;
 	long *len;
 	int err = 0;
 
-	for (int e = 0; e < r->nev; e++) {
-		if (ev_exact(&r->evs[e]))
+	for (int e = 0; e < el->nev; e++) {
+		if (ev_exact(&el->evs[e]))
 			have_exact = true;
-		else if (r->evs[e].attr.freq)
+		else if (el->evs[e].attr.freq)
 			have_freq = true;
 	}
 
-	if (!r->scratch) {
-		r->scratch = malloc(sz);
-		r->snap = malloc(sz * r->nrings);
-		r->cnt_prev = calloc(r->nfds, sizeof(u64));
-		r->lost_prev = calloc(r->nfds, sizeof(u64));
-		r->ring_seen = calloc(r->nrings, sizeof(bool));
-		r->ring_last_head = calloc(r->nrings, sizeof(u64));
-		r->snap_head = calloc(r->nrings, sizeof(u64));
-		if (!r->scratch || !r->snap || !r->cnt_prev || !r->lost_prev || !r->ring_seen ||
-		    !r->ring_last_head || !r->snap_head)
+	if (!fl->scratch) {
+		fl->scratch = malloc(sz);
+		fl->snap = malloc(sz * el->nrings);
+		fl->cnt_prev = calloc(el->nfds, sizeof(u64));
+		fl->lost_prev = calloc(el->nfds, sizeof(u64));
+		fl->ring_seen = calloc(el->nrings, sizeof(bool));
+		fl->ring_last_head = calloc(el->nrings, sizeof(u64));
+		fl->snap_head = calloc(el->nrings, sizeof(u64));
+		if (!fl->scratch || !fl->snap || !fl->cnt_prev || !fl->lost_prev || !fl->ring_seen ||
+		    !fl->ring_last_head || !fl->snap_head)
 			return -ENOMEM;
 	}
-	len = calloc(r->nrings, sizeof(*len));
+	len = calloc(el->nrings, sizeof(*len));
 	if (!len)
 		return -ENOMEM;
 	copy_ns = now_ns();
-	for (int i = 0; i < r->nrings; i++) {
-		struct ring *rg = &r->rings[i];
-		struct bwd_snap s;
-		char *dst = r->snap + i * sz;
+	for (int i = 0; i < el->nrings; i++) {
+		struct ring *rg = &el->rings[i];
+		struct bwd_snap bs;
+		char *dst = fl->snap + i * sz;
 
-		len[i] = ring_bwd_snapshot(rg, r->scratch, dst, sz, r->o->snapshot_pause, &s);
+		len[i] = ring_bwd_snapshot(rg, fl->scratch, dst, sz, s->o->snapshot_pause, &bs);
 		if (len[i] < 0) {
 			err = (int)len[i];
 			break;
 		}
-		r->snap_head[i] = s.head;
+		fl->snap_head[i] = bs.head;
 		/* wrapped: more was written than the buffer holds */
-		if (0 - s.head > sz && len[i] > 0) {
+		if (0 - bs.head > sz && len[i] > 0) {
 			u64 t = 0;
 
 			for (long pos = 0; pos < len[i] && !t;) {
 				struct perf_event_header h;
 
 				memcpy(&h, dst + pos, sizeof(h));
-				t = record_time(dst + pos, r->sample_type);
+				t = record_time(dst + pos, el->sample_type);
 				pos += h.size;
 			}
 			if (t > t_cut)
@@ -159,38 +183,38 @@ int rec_take_snapshot(struct rec *r, const char *path)
 	 * lost, not overwritten.  A tracking event's dropped side-band records
 	 * count there too; they are few, and the difference is clamped at 0.
 	 */
-	for (int i = 0; i < r->nfds && !err; i++) {
-		struct pf_event *ev = &r->evs[r->fds[i].ev];
+	for (int i = 0; i < el->nfds && !err; i++) {
+		struct pf_event *ev = &el->evs[el->fds[i].ev];
 		u64 v[2], dropped;
 
-		if (read_counter(r->fds[i].fd, v))
+		if (read_counter(el->fds[i].fd, v))
 			continue;	/* keep the previous values */
-		dropped = v[1] - r->lost_prev[i];
+		dropped = v[1] - fl->lost_prev[i];
 		lost_new += dropped;
 		if (ev_exact(ev)) {
-			u64 made = (v[0] - r->cnt_prev[i]) / ev->attr.sample_period;
+			u64 made = (v[0] - fl->cnt_prev[i]) / ev->attr.sample_period;
 
 			expected += made > dropped ? made - dropped : 0;
 		}
-		r->cnt_prev[i] = v[0];
-		r->lost_prev[i] = v[1];
+		fl->cnt_prev[i] = v[0];
+		fl->lost_prev[i] = v[1];
 	}
-	r->run_lost_new += lost_new;
+	s->lost += lost_new;
 	if (!err)
-		err = rec_file_open(r, path);
+		err = out_open(f, path);
 	if (!err)
-		err = rec_emit_synth(r);
-	for (int i = 0; i < r->nrings && !err; i++) {
-		char *p = r->snap + i * sz;
+		err = out_emit_synth(f, s->synth, &fl->live);
+	for (int i = 0; i < el->nrings && !err; i++) {
+		char *p = fl->snap + i * sz;
 		/* bytes newer than the previous snapshot's head: at the end */
-		u64 new_bytes = r->ring_seen[i] ? r->ring_last_head[i] - r->snap_head[i]
-						: 0 - r->snap_head[i];
+		u64 new_bytes = fl->ring_seen[i] ? fl->ring_last_head[i] - fl->snap_head[i]
+						: 0 - fl->snap_head[i];
 		long pos = 0, keep = 0;
 
 		/* drop what lies before the window (oldest first, so a prefix) */
 		while (pos < len[i]) {
 			struct perf_event_header h;
-			u64 t = record_time(p + pos, r->sample_type);
+			u64 t = record_time(p + pos, el->sample_type);
 
 			memcpy(&h, p + pos, sizeof(h));
 			if (t && t >= t_cut)
@@ -202,7 +226,7 @@ int rec_take_snapshot(struct rec *r, const char *path)
 		}
 		pos = keep;
 		{
-			struct ring *rg = &r->rings[i];
+			struct ring *rg = &el->rings[i];
 			/* new records: copied [0], and kept, i.e. from pos on [1] */
 			u64 bytes[2] = { 0 }, n[2][2] = { { 0 } };
 
@@ -216,7 +240,7 @@ int rec_take_snapshot(struct rec *r, const char *path)
 					continue;
 				}
 				if (h.type == PERF_RECORD_SAMPLE)
-					k = have_exact && (!have_freq || sample_exact(r, p + q)) ? 0 : 1;
+					k = have_exact && (!have_freq || sample_exact(el, p + q)) ? 0 : 1;
 				bytes[0] += h.size;
 				if (k >= 0)
 					n[0][k]++;
@@ -250,27 +274,27 @@ int rec_take_snapshot(struct rec *r, const char *path)
 				est_exact += ring_bwd_overwritten_est(new_bytes, bytes[1],
 								      rg->est_seen, rg->est_n[0]);
 		}
-		r->ring_seen[i] = true;
-		r->ring_last_head[i] = r->snap_head[i];
-		err = rec_emit(r, p + pos, len[i] - pos);
+		fl->ring_seen[i] = true;
+		fl->ring_last_head[i] = fl->snap_head[i];
+		err = out_emit(f, p + pos, len[i] - pos);
 	}
 	free(len);
 	if (!err)
-		err = rec_emit_round(r);
-	r->exp_cum += expected;
-	r->new_cum += snap_new;
+		err = out_emit_round(f);
+	fl->exp_cum += expected;
+	fl->new_cum += snap_new;
 	{
-		u64 d = r->exp_cum > r->new_cum ? r->exp_cum - r->new_cum : 0;
-		u64 interval = d > r->deficit ? d - r->deficit : 0;
+		u64 d = fl->exp_cum > fl->new_cum ? fl->exp_cum - fl->new_cum : 0;
+		u64 interval = d > fl->deficit ? d - fl->deficit : 0;
 		char ow[128], lost[48] = "";
 
 		if (lost_new)
 			snprintf(lost, sizeof(lost), ", %llu lost", (unsigned long long)lost_new);
-		r->deficit = d;
-		r->run_overwritten += interval + est;
-		r->run_ow_estimated |= have_freq;
-		r->snap_overwritten = interval + est;
-		r->run_unique += snap_new_all;
+		fl->deficit = d;
+		s->overwritten += interval + est;
+		ow_snap = interval + est;
+		s->ow_estimated |= have_freq;
+		s->unique += snap_new_all;
 		/* exact when it comes from the counters only */
 		if (!have_freq)
 			snprintf(ow, sizeof(ow), "%llu overwritten", (unsigned long long)interval);
@@ -281,14 +305,14 @@ int rec_take_snapshot(struct rec *r, const char *path)
 			snprintf(ow, sizeof(ow), "~%llu overwritten (%llu exact, ~%llu estimated from bytes)",
 				 (unsigned long long)(interval + est), (unsigned long long)interval,
 				 (unsigned long long)est);
-		if (!r->o->quiet)
+		if (!s->o->quiet)
 			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
 				"%s%s since the last snapshot ]\n",
-				path, (unsigned long long)r->cnt.total,
+				path, (unsigned long long)f->cnt.total,
 				(unsigned long long)snap_new_all, ow, lost);
-		if (r->o->verbose) {
+		if (s->o->verbose) {
 			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
-				copy_ns / 1e3, r->o->snapshot_pause ? " (paused)" : "");
+				copy_ns / 1e3, s->o->snapshot_pause ? " (paused)" : "");
 			fprintf(stderr, "perf-ring record: snapshot: %llu bytes written since the last "
 				"snapshot, %llu of them kept, with %llu fixed-period and %llu "
 				"frequency samples",
@@ -302,7 +326,112 @@ int rec_take_snapshot(struct rec *r, const char *path)
 			fprintf(stderr, "\n");
 		}
 	}
-	if (err && !r->fail)
-		rec_fail(r, err, "snapshot '%s': %s", path, strerror(-err));
-	return rec_file_close(r, NULL) ?: err;
+	if (err)
+		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
+	return out_close(f, ow_snap, NULL) ?: err;
+}
+
+/* Check the output location now, not at the first snapshot. */
+static int flight_start(struct sink *s)
+{
+	const char *path = s->o->output;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	} else if (errno == EEXIST) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (fd < 0)
+		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+static void flight_running(struct sink *s)
+{
+	refresh_live((struct flight *)s, true);
+}
+
+/* The kernel keeps the buffers: there is nothing to read until a request. */
+static int flight_wait(struct sink *s)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+	(void)s;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static int flight_read(struct sink *s)
+{
+	refresh_live((struct flight *)s, false);
+	return 0;
+}
+
+static int flight_serve(struct sink *s, const struct req *r)
+{
+	struct flight *fl = (struct flight *)s;
+	char path[4096];
+
+	if (r->kind != REQ_SWITCH)
+		return 0;
+	out_name_stamped(s->o->output, path, sizeof(path));
+	refresh_live(fl, true);
+	return take_snapshot(fl, path);
+}
+
+static void flight_finish(struct sink *s, bool keep)
+{
+	char path[4096];
+
+	if (!keep)
+		return;
+	if (s->o->switch_signal)
+		out_name_stamped(s->o->output, path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s", s->o->output);
+	take_snapshot((struct flight *)s, path);
+}
+
+static void flight_free(struct sink *s)
+{
+	struct flight *fl = (struct flight *)s;
+
+	pbuf_free(&fl->live);
+	free(fl->scratch);
+	free(fl->snap);
+	free(fl->cnt_prev);
+	free(fl->lost_prev);
+	free(fl->snap_head);
+	free(fl->ring_seen);
+	free(fl->ring_last_head);
+	free(fl);
+}
+
+static const struct sink_ops flight_ops = {
+	.start = flight_start,
+	.running = flight_running,
+	.wait = flight_wait,
+	.read = flight_read,
+	.serve = flight_serve,
+	.finish = flight_finish,
+	.free = flight_free,
+};
+
+struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
+			     struct out_file *out, struct pbuf *synth, struct workload *wl)
+{
+	struct flight *fl = calloc(1, sizeof(*fl));
+
+	if (!fl)
+		return NULL;
+	fl->s = (struct sink){
+		.ops = &flight_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
+		.snapshots = true,
+	};
+	return &fl->s;
 }

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The events of a recording and their fds (evlist.h): attributes, opening
+ * with perf record's fallbacks and messages, the per-CPU buffers, ids.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include "events.h"
+#include "evlist.h"
+#include "fail.h"
+#include "synth.h"
+
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v;
+
+	if (!f)
+		return 2;
+	if (fscanf(f, "%d", &v) != 1)
+		v = 2;
+	fclose(f);
+	return v;
+}
+
+/*
+ * perf_event_paranoid>=2 refuses events that count in the kernel. Like perf
+ * record, fall back to user space only, for events that have a user space
+ * to count in: not tracepoints, which fire in the kernel.
+ */
+static bool user_only_fallback(struct pf_event *ev, int err)
+{
+	if ((err != EACCES && err != EPERM) || ev->attr.exclude_kernel ||
+	    ev->attr.type == PERF_TYPE_TRACEPOINT || paranoid_level() < 2)
+		return false;
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
+	return true;
+}
+
+/*
+ * What perf_event_open() refused, for EACCES and EPERM, in the order the
+ * kernel checks: an event that counts in the kernel needs paranoid<=1, one
+ * on every task of a CPU (pid -1) paranoid<=0 (both EACCES), and raw
+ * tracepoint samples paranoid=-1 (EPERM) unless the tracepoint is one any
+ * user may record in their own tasks (the syscall tracepoints).
+ */
+static void open_denied_msg(const struct pf_event *ev, int err, pid_t pid,
+			    char *buf, size_t len)
+{
+	int p = paranoid_level();
+	const char *need;
+
+	if (ev->attr.type == PERF_TYPE_TRACEPOINT && err == EPERM)
+		need = pid == -1 ?
+			"raw tracepoint samples from every task (-a, -C) need CAP_PERFMON (or root) or perf_event_paranoid=-1" :
+			"raw samples of this tracepoint need CAP_PERFMON (or root) or perf_event_paranoid=-1";
+	else if (pid == -1 && p > 0)
+		need = "recording every task on a CPU (-a, -C) needs CAP_PERFMON (or root) or perf_event_paranoid<=0";
+	else if (!ev->attr.exclude_kernel && p > 1)
+		need = ev->attr.type == PERF_TYPE_TRACEPOINT ?
+			"a tracepoint fires in the kernel, and recording the kernel needs CAP_PERFMON (or root) or perf_event_paranoid<=1" :
+			"recording the kernel needs CAP_PERFMON (or root) or perf_event_paranoid<=1";
+	else
+		need = "refused by the kernel's perf_event_open policy (perf_event_paranoid, or a security module); run as root";
+	snprintf(buf, len, "%s: %s: %s; perf_event_paranoid is %d", ev->name,
+		 strerror(err), need, p);
+}
+
+void evlist_config(struct evlist *el, const struct record_opts *o)
+{
+	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/*
+	 * Not with -c, as perf record: for a software event or tracepoint
+	 * with a fixed period, PERF_SAMPLE_PERIOD makes the kernel write a
+	 * sample for every hit, carrying the hit's count as the period
+	 * (perf_swevent_event()), and -c N would sample everything.
+	 */
+	if (!o->period)
+		el->sample_type |= PERF_SAMPLE_PERIOD;
+	for (int i = 0; i < el->nev; i++) {
+		struct perf_event_attr *a = &el->evs[i].attr;
+		bool tp = a->type == PERF_TYPE_TRACEPOINT;
+
+		a->size = sizeof(*a);
+		a->disabled = 1;
+		a->sample_id_all = 1;
+		a->sample_type = el->sample_type | (tp ? PERF_SAMPLE_RAW : 0);
+		if (o->period) {
+			a->sample_period = o->period;
+		} else if (tp || a->config == PERF_COUNT_SW_DUMMY) {
+			a->sample_period = 1;
+		} else {
+			a->freq = 1;
+			a->sample_freq = o->freq ? o->freq : 4000;
+		}
+		if (o->workload) {
+			a->inherit = 1;
+			a->enable_on_exec = 1;
+		} else if (o->npids) {
+			a->inherit = 1;
+		}
+		/*
+		 * The count of records the kernel dropped.  Streaming: a LOST
+		 * record reports them only once another record gets written
+		 * (see sink-stream.c).  Flight recorder: records dropped while
+		 * a buffer was paused are lost, not overwritten (sink-flight.c).
+		 */
+		a->read_format = PERF_FORMAT_LOST;
+		a->watermark = 1;
+		if (o->overwrite) {
+			a->write_backward = 1;
+			a->wakeup_watermark = o->mmap_bytes / 2;
+		} else {
+			/* wake early: the reader has 7/8 of the buffer of slack */
+			u64 wm = o->mmap_bytes / 8;
+
+			if (o->mmap_flush > wm)
+				wm = o->mmap_flush;
+			a->wakeup_watermark = wm;
+		}
+		if (i == 0) {	/* the tracking event */
+			a->mmap = 1;
+			a->mmap2 = 1;
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+		}
+	}
+}
+
+static int list_tids(pid_t pid, pid_t **v, int *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		*v = realloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[(*n)++] = atoi(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
+int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
+{
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (o->cpu_mask[c])
+			el->cpus[el->ncpu++] = c;
+	el->per_cpu = !o->workload && !o->npids;
+	el->id_hdr = synth_id_hdr_size(el->sample_type);
+	if (o->workload || !o->npids) {
+		el->thr = malloc(sizeof(pid_t));
+		if (!el->thr)
+			return -ENOMEM;
+		el->thr[0] = o->workload ? pid : -1;
+		el->nthr = 1;
+		return 0;
+	}
+	for (int i = 0; i < o->npids; i++)
+		if (list_tids(o->pids[i], &el->thr, &el->nthr))
+			return fail_set(-ESRCH, "-p %d: no such process", o->pids[i]);
+	return 0;
+}
+
+int evlist_open(struct evlist *el, const struct record_opts *o)
+{
+	int maxfds = el->ncpu * el->nthr * el->nev;
+
+	el->fds = calloc(maxfds, sizeof(*el->fds));
+	el->rings = calloc(el->ncpu, sizeof(*el->rings));
+	el->pfd = calloc(el->ncpu, sizeof(*el->pfd));
+	if (!el->fds || !el->rings || !el->pfd)
+		return -ENOMEM;
+	for (int e = 0; e < el->nev; e++) {
+		el->evs[e].ids = calloc(el->ncpu * el->nthr, sizeof(u64));
+		if (!el->evs[e].ids)
+			return -ENOMEM;
+	}
+	for (int c = 0; c < el->ncpu; c++) {
+		int ring_fd = -1;
+
+		for (int t = 0; t < el->nthr; t++) {
+			for (int e = 0; e < el->nev; e++) {
+				struct pf_event *ev = &el->evs[e];
+				int fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
+				u64 id;
+				char msg[400];
+
+				if (fd < 0 && user_only_fallback(ev, errno)) {
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
+					if (fd >= 0 && !o->quiet)
+						fprintf(stderr, "perf-ring record: perf_event_paranoid is %d: "
+							"recording %s in user space only\n",
+							paranoid_level(), ev->name);
+				}
+				if (fd < 0) {
+					int en = errno;
+
+					if (en == ESRCH && el->thr[t] > 0)
+						continue;	/* thread exited meanwhile */
+					if (en == EACCES || en == EPERM)
+						open_denied_msg(ev, en, el->thr[t], msg, sizeof(msg));
+					else
+						events_open_error(ev, en, msg, sizeof(msg));
+					fail_set(-en, "%s (cpu %d)", msg, el->cpus[c]);
+					return -en;
+				}
+				/* the first event of a CPU gets the buffer, the rest join it */
+				el->fds[el->nfds++] = (struct efd){
+					.fd = fd, .ev = e, .ring = ring_fd < 0 ? el->nrings : el->nrings - 1,
+				};
+				if (ring_fd < 0) {
+					struct ring *rg = &el->rings[el->nrings];
+					int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
+
+					if (err) {
+						fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
+						     (unsigned long long)o->mmap_bytes >> 10, el->cpus[c],
+						     strerror(-err), err == -EPERM ?
+						     " (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+						return err;
+					}
+					el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
+					rg->cpu = el->cpus[c];
+					ring_fd = fd;
+					el->nrings++;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
+					int en = errno;
+
+					fail_set(-en, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
+					     ev->name, el->cpus[c], strerror(en));
+					return -en;
+				}
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+					int en = errno;
+
+					fail_set(-en, "%s: PERF_EVENT_IOC_ID: %s", ev->name, strerror(en));
+					return -en;
+				}
+				ev->ids[ev->nr_ids++] = id;
+				el->fds[el->nfds - 1].id = id;
+				el->fds[el->nfds - 1].cpu = el->cpus[c];
+			}
+		}
+	}
+	if (!el->nfds)
+		return fail_set(-ESRCH, "no thread to record (the process exited?)");
+	{
+		const u64 *ids[MAX_EVENTS];
+		int nids[MAX_EVENTS];
+
+		for (int e = 0; e < el->nev; e++) {
+			ids[e] = el->evs[e].ids;
+			nids[e] = el->evs[e].nr_ids;
+		}
+		return idmap_build(&el->idmap, ids, nids, el->nev, el->sample_type);
+	}
+}
+
+void evlist_enable(struct evlist *el, bool on)
+{
+	for (int i = 0; i < el->nfds; i++)
+		ioctl(el->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first)
+{
+	u64 v[2];
+
+	*lost = 0;
+	*first = NULL;
+	for (int f = 0; f < el->nfds; f++) {
+		if (el->fds[f].ring != i)
+			continue;
+		if (read(el->fds[f].fd, v, sizeof(v)) != sizeof(v))
+			return -errno ?: -EIO;
+		*lost += v[1];
+		if (!*first)
+			*first = &el->fds[f];
+	}
+	return 0;
+}
+
+u64 evlist_max_avail(const struct evlist *el)
+{
+	u64 m = 0;
+
+	for (int i = 0; i < el->nrings; i++) {
+		u64 a = ring_fwd_avail(&el->rings[i]);
+
+		if (a > m)
+			m = a;
+	}
+	return m;
+}

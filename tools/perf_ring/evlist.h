@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events of a recording and their file descriptors: the attributes,
+ * one fd per event, CPU and thread, one buffer per CPU that the CPU's
+ * other fds are redirected into (PERF_EVENT_IOC_SET_OUTPUT), the sample
+ * ids, and enabling and disabling.  Set up once, before anything runs.
+ */
+#ifndef PERF_RING_EVLIST_H
+#define PERF_RING_EVLIST_H
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include "cmdline.h"
+#include "counts.h"
+#include "ring.h"
+
+struct efd {
+	int fd;
+	int ev;			/* index in evs */
+	int ring;		/* index in rings */
+	int cpu;
+	u64 id;
+};
+
+struct evlist {
+	struct pf_event *evs;
+	int nev;
+	int cpus[MAX_CPUS], ncpu;
+	pid_t *thr;		/* -1: any task */
+	int nthr;
+	bool per_cpu;		/* -a/-C: the events live in the CPUs' contexts */
+	struct efd *fds;
+	int nfds;
+	struct ring *rings;	/* one per CPU, in cpus[] order */
+	int nrings;
+	struct pollfd *pfd;	/* one per ring */
+	u64 sample_type;	/* shared by every event, RAW aside */
+	u32 id_hdr;		/* bytes of sample_id on non-sample records */
+	struct idmap idmap;
+};
+
+/* Attributes for the options: sampling, read format, buffer direction. */
+void evlist_config(struct evlist *el, const struct record_opts *o);
+/*
+ * Whose events to open: the command's (pid), -p's threads, or every task.
+ * -ESRCH (with the message kept, fail.h) when a -p process does not exist.
+ */
+int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
+/* Open, map a buffer per CPU, redirect, read the ids. */
+int evlist_open(struct evlist *el, const struct record_opts *o);
+void evlist_enable(struct evlist *el, bool on);
+/*
+ * The records the kernel dropped in ring i, summed over its events'
+ * PERF_FORMAT_LOST counts; *first is the ring's first event.
+ */
+int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first);
+/* Bytes waiting in the fullest forward buffer. */
+u64 evlist_max_avail(const struct evlist *el);
+
+#endif

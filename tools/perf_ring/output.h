@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The output file of a recording, one at a time: the header first, whole
+ * records through the writer (counted on the way, as perf --stats counts
+ * them), then the features and the final header.  Totals over every file
+ * of the run are kept for the summary.
+ */
+#ifndef PERF_RING_OUTPUT_H
+#define PERF_RING_OUTPUT_H
+
+#include "cmdline.h"
+#include "evlist.h"
+#include "perfdata.h"
+#include "writer.h"
+
+#define CHUNK_SIZE (1u << 20)
+#define NR_CHUNKS 16
+
+struct out_totals {
+	u64 samples, lost, records;	/* lost: as the LOST records say */
+	u64 raw, out;			/* bytes before and after compression */
+	int nfiles;
+	const char *writer_used;	/* writer_kind() of the last file */
+};
+
+struct out_file {
+	const struct record_opts *o;
+	const struct evlist *el;
+	int fd;
+	char path[4096];
+	u64 data_off;
+	struct writer w;
+	bool on;			/* a file is open */
+	struct chunk *cur;
+	struct pf_counts cnt;		/* this file */
+	u64 *ev_samples;		/* this file, per event */
+	struct out_totals tot;		/* every closed file */
+};
+
+int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
+/* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
+void out_name_stamped(const char *base, char *buf, size_t len);
+int out_open(struct out_file *f, const char *path);
+/*
+ * Room in the current chunk, at least want bytes of it, else a new chunk;
+ * *room is what it has.  NULL once the writer failed.
+ */
+char *out_space(struct out_file *f, size_t want, size_t *room);
+/* n bytes of whole records were put at out_space(): count and keep them. */
+void out_commit(struct out_file *f, size_t n);
+/* Append whole records (counted on the way). */
+int out_emit(struct out_file *f, const void *buf, size_t len);
+int out_emit_round(struct out_file *f);
+/* The synthesized records, then FINISHED_INIT. */
+int out_emit_synth(struct out_file *f, const struct pbuf *a, const struct pbuf *b);
+/*
+ * Finish the file: the writer, the features (overwritten: the flight
+ * recorder's count for this snapshot), the header.  *ok: all of it is on
+ * file.  Returns the first error.
+ */
+int out_close(struct out_file *f, u64 overwritten, bool *ok);
+bool out_failed(struct out_file *f);
+void out_free(struct out_file *f);
+
+#endif

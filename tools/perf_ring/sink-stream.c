@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The streaming sink: forward buffers, read as they fill, into the current
+ * file.  A switch closes it and opens the next one (--switch-output).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "sink.h"
+#include "synth.h"
+
+struct stream {
+	struct sink s;
+	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
+};
+
+/*
+ * An error while reading.  When the writer failed, the chunk it did not
+ * give is the symptom, and closing the file reports the cause.
+ */
+static int read_err(struct sink *s, int err)
+{
+	if (err == -EIO && sink_failed(s))
+		return err;
+	return fail_set(err, "reading the ring buffers: %s", strerror(-err));
+}
+
+static int drain_ring(struct sink *s, int i, bool all)
+{
+	struct ring *rg = &s->el->rings[i];
+	struct out_file *f = s->out;
+
+	for (;;) {
+		u64 avail = ring_fwd_avail(rg);
+		size_t room;
+		char *dst;
+		long n;
+
+		if (!avail || (!all && avail < s->o->mmap_flush))
+			return 0;
+		dst = out_space(f, sizeof(struct perf_event_header) * 64, &room);
+		if (!dst)
+			return -EIO;
+		n = ring_fwd_read(rg, dst, room);
+		if (n < 0)
+			return n;
+		if (n == 0) {	/* next record does not fit: new chunk */
+			if (!out_space(f, CHUNK_SIZE, &room))
+				return -EIO;
+			continue;
+		}
+		out_commit(f, n);
+		if (f->cnt.walk_newest > rg->last_time)
+			rg->last_time = f->cnt.walk_newest;
+	}
+}
+
+static int read_one(struct sink *s, int i, bool all)
+{
+	u64 lost = s->out->cnt.lost;
+	int err = drain_ring(s, i, all);
+
+	s->el->rings[i].lost += s->out->cnt.lost - lost;
+	return err;
+}
+
+/*
+ * One pass over all buffers.  A FINISHED_ROUND goes out after a pass once
+ * ROUND_BYTES were read since the last one (and at the end): perf needs
+ * one after complete passes only, and each one costs a zstd flush.
+ */
+#define ROUND_BYTES (1u << 20)
+
+static int read_round(struct stream *st, bool all)
+{
+	struct sink *s = &st->s;
+	int err;
+
+	for (int i = 0; i < s->el->nrings; i++) {
+		err = read_one(s, i, all);
+		if (err)
+			return err;
+	}
+	if (s->out->cnt.bytes - st->round_bytes < (all ? 1 : ROUND_BYTES))
+		return 0;
+	/*
+	 * A FINISHED_ROUND lets perf sort and flush every record older than
+	 * the newest one it had at the previous FINISHED_ROUND: nothing that
+	 * old may come after it.  --mmap-flush can leave a little in a
+	 * buffer for many passes, so read every buffer out first.
+	 */
+	if (!all && s->o->mmap_flush > 1) {
+		for (int i = 0; i < s->el->nrings; i++) {
+			err = read_one(s, i, true);
+			if (err)
+				return err;
+		}
+	}
+	err = out_emit_round(s->out);
+	st->round_bytes = s->out->cnt.bytes;
+	return err;
+}
+
+/*
+ * The kernel counts every record it could not write in the event's
+ * lost_samples, and reports the loss in a PERF_RECORD_LOST that goes out
+ * with the next record written to that buffer.  When the buffer was still
+ * full as recording stopped, no record came next: that loss is reported
+ * here, after the last read, as the LOST record the kernel would have
+ * written (the difference between the events' counts and the buffer's
+ * LOST records), so perf and the summary count it.
+ */
+static int emit_unreported_lost(struct sink *s)
+{
+	const struct evlist *el = s->el;
+	u32 idh = synth_id_hdr_size(el->sample_type);
+	u64 newest = 0;
+
+	/*
+	 * The records' time: the newest read from any buffer.  A buffer's own
+	 * newest can be far older (its CPU went quiet after the loss), older
+	 * than what perf sorted and flushed at an earlier FINISHED_ROUND, and
+	 * perf would call the record out of order.
+	 */
+	for (int i = 0; i < el->nrings; i++)
+		if (el->rings[i].last_time > newest)
+			newest = el->rings[i].last_time;
+
+	for (int i = 0; i < el->nrings; i++) {
+		struct {
+			struct perf_event_header h;
+			u64 id, lost;
+			char sid[64];
+		} rec = { 0 };
+		u64 counted, *p = (u64 *)rec.sid;
+		const struct efd *first;
+		int err = evlist_ring_lost(el, i, &counted, &first);
+
+		if (err)
+			return err;
+		if (!first || counted <= el->rings[i].lost)
+			continue;
+		rec.h.type = PERF_RECORD_LOST;
+		rec.h.size = offsetof(typeof(rec), sid) + idh;
+		rec.id = first->id;
+		rec.lost = counted - el->rings[i].lost;
+		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
+		if (el->sample_type & PERF_SAMPLE_TID) {
+			u32 pt[2] = { -1, -1 };
+
+			memcpy(p++, pt, 8);
+		}
+		if (el->sample_type & PERF_SAMPLE_TIME)
+			*p++ = newest;
+		if (el->sample_type & PERF_SAMPLE_ID)
+			*p++ = first->id;
+		if (el->sample_type & PERF_SAMPLE_CPU) {
+			u32 cr[2] = { first->cpu, 0 };
+
+			memcpy(p++, cr, 8);
+		}
+		if (out_emit(s->out, &rec, rec.h.size))
+			return -EIO;
+		el->rings[i].lost = counted;
+	}
+	return 0;
+}
+
+static int open_file(struct stream *st, const char *path)
+{
+	struct sink *s = &st->s;
+	int err = out_open(s->out, path);
+
+	st->round_bytes = 0;
+	return err ?: out_emit_synth(s->out, s->synth, NULL);
+}
+
+static int stream_start(struct sink *s)
+{
+	char path[4096];
+
+	if (s->o->switch_signal)
+		out_name_stamped(s->o->output, path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s", s->o->output);
+	return open_file((struct stream *)s, path);
+}
+
+static void stream_running(struct sink *s)
+{
+	(void)s;
+}
+
+static int stream_wait(struct sink *s)
+{
+	/*
+	 * Skip the wait while a buffer is filling faster than we read: when
+	 * one holds what poll() would wake up for, the wakeup_watermark.  Not
+	 * below --mmap-flush, which read_round() waits for: with a stopped
+	 * CPU's buffer short of it, that would spin.
+	 */
+	const struct record_opts *o = s->o;
+	u64 busy = o->mmap_bytes / 8 > o->mmap_flush ? o->mmap_bytes / 8 : o->mmap_flush;
+	int n = evlist_max_avail(s->el) >= busy ? 0 : poll(s->el->pfd, s->el->nrings, 100);
+
+	if (n < 0 && errno != EINTR)
+		return read_err(s, -errno);
+	return 0;
+}
+
+static int stream_read(struct sink *s)
+{
+	int err = read_round((struct stream *)s, false);
+
+	return err ? read_err(s, err) : 0;
+}
+
+static int stream_serve(struct sink *s, const struct req *r)
+{
+	struct stream *st = (struct stream *)s;
+	char path[4096];
+	int err;
+
+	if (r->kind != REQ_SWITCH)
+		return 0;
+	err = read_round(st, true);
+	if (err)
+		return read_err(s, err);
+	err = out_close(s->out, 0, NULL);
+	if (err)
+		return err;
+	out_name_stamped(s->o->output, path, sizeof(path));
+	err = open_file(st, path);
+	if (!err && !s->o->quiet)
+		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", path);
+	return err;
+}
+
+static void stream_finish(struct sink *s, bool keep)
+{
+	int err = 0;
+
+	if (keep && !sink_failed(s))
+		err = read_round((struct stream *)s, true);
+	if (keep && !err && !sink_failed(s))
+		err = emit_unreported_lost(s);
+	if (err)
+		read_err(s, err);
+	out_close(s->out, 0, NULL);
+	s->lost = s->out->tot.lost;
+}
+
+static void stream_free(struct sink *s)
+{
+	free(s);
+}
+
+static const struct sink_ops stream_ops = {
+	.start = stream_start,
+	.running = stream_running,
+	.wait = stream_wait,
+	.read = stream_read,
+	.serve = stream_serve,
+	.finish = stream_finish,
+	.free = stream_free,
+};
+
+struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
+			     struct out_file *out, struct pbuf *synth, struct workload *wl)
+{
+	struct stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->s = (struct sink){
+		.ops = &stream_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
+	};
+	/* the threads that exist now; a command's are seen as it starts */
+	if (!o->workload) {
+		struct synth_result res = { 0 };
+		int err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
+					el->id_hdr, synth, &res);
+
+		if (err)
+			fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
+		if (o->verbose)
+			fprintf(stderr, "perf-ring record: synthesized %llu threads of %llu processes "
+				"on %d threads in %.1f ms\n",
+				(unsigned long long)res.nr_threads,
+				(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6);
+	}
+	return &st->s;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where the records go.  The record loop waits, reads and serves requests
+ * through this one interface, and two sinks implement it:
+ *
+ *   streaming (sink-stream.c)       forward buffers read as they fill, into
+ *                                   the current file; a switch starts the
+ *                                   next file
+ *   flight recorder (sink-flight.c) backward overwrite buffers left to the
+ *                                   kernel; a switch is a snapshot of them
+ *
+ * Data flows one way: rings -> sink -> output file (output.h) -> writer.
+ */
+#ifndef PERF_RING_SINK_H
+#define PERF_RING_SINK_H
+
+#include "cmdline.h"
+#include "evlist.h"
+#include "output.h"
+#include "trigger.h"
+#include "workload.h"
+
+struct sink;
+
+struct sink_ops {
+	/* Before the targets run: create the output, or check that it can be. */
+	int (*start)(struct sink *s);
+	/* The targets run now. */
+	void (*running)(struct sink *s);
+	/* Until there is something to read or a tick passed; a signal cuts it short. */
+	int (*wait)(struct sink *s);
+	/* Read what is due, keep the metadata fresh. */
+	int (*read)(struct sink *s);
+	/* Serve a request: REQ_SWITCH. */
+	int (*serve)(struct sink *s, const struct req *r);
+	/* The end, the events disabled: save what the buffers hold when keep. */
+	void (*finish)(struct sink *s, bool keep);
+	void (*free)(struct sink *s);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	const struct record_opts *o;
+	struct evlist *el;
+	struct out_file *out;
+	const struct pbuf *synth;	/* what every file starts with */
+	struct workload *wl;		/* the command, NULL without one */
+	/* for the summary, over the run */
+	bool snapshots;			/* files are snapshots; overwritten is counted */
+	u64 lost;			/* records the kernel dropped */
+	u64 overwritten;
+	bool ow_estimated;		/* part of overwritten estimated from bytes */
+	u64 unique;			/* distinct samples over the snapshots */
+};
+
+/*
+ * Streaming.  With -a or -p it synthesizes the existing threads here, into
+ * synth, before anything is recorded.
+ */
+struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
+			     struct out_file *out, struct pbuf *synth, struct workload *wl);
+struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
+			     struct out_file *out, struct pbuf *synth, struct workload *wl);
+
+/* The output cannot take more: stop recording. */
+static inline bool sink_failed(struct sink *s)
+{
+	return out_failed(s->out);
+}
+
+#endif
