@@ -12,6 +12,8 @@
 #   5. synthesis of 2,000 threads on 1, 2 and 4 threads (bench_synth.py)
 #   6. records lost against buffer size, perf -z1 and perf-ring -z1
 #      (bench_loss.py)
+#   7. the time from a trigger (signal, control, event) to its snapshot
+#      (bench_triggers.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -42,7 +44,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

@@ -8,8 +8,10 @@
 # last one stopped), so every raw_syscalls:sys_enter record of theirs
 # carries a sequence number in args[0].  perf-ring records them with
 #   perf-ring record --overwrite --switch-output=signal -e raw_syscalls:sys_enter
-# and gets a SIGUSR2 every 100 ms; each SIGUSR2 writes a snapshot
-# OUTPUT.YYYYmmddHHMMSSmmm.  soak_check.py reads the snapshots while they
+#       --control=fifo:ctl,ack --switch-output-event=syscalls:sys_enter_kill
+# and gets a SIGUSR2 every 100 ms, a "snapshot" from a perf-ring ctl client
+# about every 700 ms, and a kill(2) from a third process of the workload
+# every 1.3 s; each writes a snapshot OUTPUT.YYYYmmddHHMMSSmmm.  soak_check.py reads the snapshots while they
 # are written (and deletes them once checked): within each snapshot each
 # writer's records must be one contiguous run (no gap, duplicate or
 # reordering: the flight recorder drops the oldest part, never the middle),
@@ -69,6 +71,7 @@ cleanup() {
 		[ -s "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
 	done
 	[ -n "$chk_pid" ] && kill -TERM "$chk_pid" 2>/dev/null
+	[ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null
 	wait 2>/dev/null
 	if [ "${SOAK_KEEP:-0}" = 1 ]; then
 		pr_log "soak: work directory kept: $WORK"
@@ -94,14 +97,27 @@ echo $((b - base)) >"$out"
 EOF
 touch "$WORK/run"
 WR="$WORK/writer.sh"
+# the event trigger: kill -0 (sys_enter_kill) every 1.3 s, counted
+cat >"$WORK/kicker.sh" <<'EOF'
+run=$1 out=$2 n=0
+while [ -e "$run" ]; do
+	kill -0 $$ && n=$((n + 1))
+	echo $n >"$out"
+	sleep 1.3
+done
+EOF
 cmd="taskset -c 0 sh $WR $CL $W0 $L0 $CHUNK $WORK/run $WORK/writer0 &
 taskset -c 1 sh $WR $CL $W1 $L1 $CHUNK $WORK/run $WORK/writer1 &
+sh $WORK/kicker.sh $WORK/run $WORK/kicks &
 touch $WORK/started; wait"
 
-pr_log "soak: ${DUR}s, writers on CPU 0 and 1, a snapshot every 100 ms, in $WORK"
+pr_log "soak: ${DUR}s, writers on CPU 0 and 1, a snapshot every 100 ms (SIGUSR2), ~700 ms (control), 1.3 s (event), in $WORK"
+mkfifo "$WORK/ctl" "$WORK/ack" || pr_die "soak: mkfifo failed"
 start=$(date +%s.%N)
 (cd "$WORK" && exec "$PR" record --overwrite -e raw_syscalls:sys_enter \
-	--switch-output=signal -o soak.data -- sh -c "$cmd") >"$WORK/record.log" 2>&1 &
+	--switch-output=signal --control=fifo:ctl,ack \
+	--switch-output-event=syscalls:sys_enter_kill -o soak.data -- sh -c "$cmd") \
+	>"$WORK/record.log" 2>&1 &
 rec_pid=$!
 
 drop=
@@ -118,6 +134,19 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -e "$WORK/started" ] || { cat "$WORK/record.log" >&2; pr_die "soak: the recording did not start"; }
+
+# A control client: "snapshot" about every 700 ms; each ack must name a
+# snapshot file.
+(
+	acks=0 bad=0
+	while [ -e "$WORK/run" ] && kill -0 "$rec_pid" 2>/dev/null; do
+		f=$("$PR" ctl -t 30 "$WORK/ctl,$WORK/ack" snapshot 2>>"$WORK/ctl.err")
+		case $f in soak.data.*) acks=$((acks + 1)) ;; *) [ -e "$WORK/run" ] && bad=$((bad + 1)) ;; esac
+		echo "$acks $bad" >"$WORK/ctl.count"
+		sleep 0.7
+	done
+) &
+ctl_pid=$!
 
 # One SIGUSR2 every 100 ms, on a schedule (so that the time a signal and a
 # sleep take does not add up).
@@ -137,6 +166,10 @@ rm -f "$WORK/run"
 wait "$rec_pid"
 rec_rc=$?
 rec_pid=
+wait "$ctl_pid"
+ctl_pid=
+read -r acks bad_acks <"$WORK/ctl.count" 2>/dev/null
+kicks=$(cat "$WORK/kicks" 2>/dev/null)
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 g0=$(cat "$WORK/writer0" 2>/dev/null) g1=$(cat "$WORK/writer1" 2>/dev/null)
 if [ -n "$g0" ] && [ -n "$g1" ]; then
@@ -172,8 +205,13 @@ if [ "${checked:-0}" != "$written" ]; then
 	pr_log "soak: perf-ring wrote $written snapshots, ${checked:-0} were checked"
 	fail=1
 fi
-printf 'soak: %.1f s recording (%d SIGUSR2), checked %.1f s later; writers issued %s + %s closes\n' \
-	"$elapsed" "$signals" "$(echo "$check_end - $start - $elapsed" | bc)" "${g0:-?}" "${g1:-?}"
+if [ "${acks:-0}" -lt 1 ] || [ "${bad_acks:-1}" -ne 0 ] || [ "${kicks:-0}" -lt 1 ] ||
+   ! grep -q -- '--switch-output-event: [1-9]' "$WORK/record.log"; then
+	pr_log "soak: control acks ${acks:-?} (bad ${bad_acks:-?}), event triggers ${kicks:-?}: $(tail -2 "$WORK/ctl.err" 2>/dev/null)"
+	fail=1
+fi
+printf 'soak: %.1f s recording (%d SIGUSR2, %s control snapshots acked, %s kill(2) events), checked %.1f s later; writers issued %s + %s closes\n' \
+	"$elapsed" "$signals" "${acks:-?}" "${kicks:-?}" "$(echo "$check_end - $start - $elapsed" | bc)" "${g0:-?}" "${g1:-?}"
 echo "soak: $summary"
 grep '^soak check:' "$WORK/check.log" | sed 's/^soak check:/soak:/'
 if [ $fail -ne 0 ]; then

@@ -12,6 +12,8 @@
 enum {
 	OPT_MMAP_FLUSH = 1000, OPT_AIO, OPT_NO_AIO, OPT_OVERWRITE,
 	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
+	OPT_SWITCH_MAX_FILES, OPT_TIMESTAMP_FILENAME, OPT_CONTROL, OPT_SNAPSHOT_DELAY,
+	OPT_SNAPSHOT_MIN_INTERVAL, OPT_SWITCH_OUTPUT_EVENT,
 };
 
 static const struct option longopts[] = {
@@ -29,6 +31,12 @@ static const struct option longopts[] = {
 	{ "no-aio", no_argument, NULL, OPT_NO_AIO },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "switch-output-event", required_argument, NULL, OPT_SWITCH_OUTPUT_EVENT },
+	{ "timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "snapshot-delay", required_argument, NULL, OPT_SNAPSHOT_DELAY },
+	{ "snapshot-min-interval", required_argument, NULL, OPT_SNAPSHOT_MIN_INTERVAL },
 	{ "snapshot-pause", no_argument, NULL, OPT_SNAPSHOT_PAUSE },
 	{ "synth-threads", required_argument, NULL, OPT_SYNTH_THREADS },
 	{ "realtime", required_argument, NULL, 'r' },
@@ -59,7 +67,22 @@ void record_usage(FILE *f)
 "      --aio[=N]             io_uring with N writes in flight (default 4)\n"
 "      --no-aio              plain write(2)\n"
 "      --overwrite           flight recorder: backward, overwritable buffers\n"
-"      --switch-output=signal  new output file on SIGUSR2\n"
+"      --switch-output[=signal|SIZE|TIME]\n"
+"                            a new file (streaming) or a snapshot (--overwrite)\n"
+"                            on SIGUSR2, every SIZE bytes (B/K/M/G), or every\n"
+"                            TIME (s/m/h/d)\n"
+"      --switch-output-event EVENT\n"
+"                            switch when EVENT (tracepoint, software event,\n"
+"                            mem:ADDR breakpoint) occurs in the targets\n"
+"      --switch-max-files N  keep the newest N files, delete older ones\n"
+"      --timestamp-filename  name every file OUTPUT.YYYYmmddHHMMSSmmm\n"
+"      --control fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
+"                            commands: enable, disable, snapshot, stop, ping;\n"
+"                            each gets 'ack' (snapshot: 'ack FILE') or\n"
+"                            'error: ...' on ACK\n"
+"      --snapshot-delay MS   serve a switch or snapshot request MS ms later\n"
+"      --snapshot-min-interval MS\n"
+"                            merge requests closer than MS ms into one\n"
 "      --snapshot-pause      pause the buffers (PAUSE_OUTPUT) while copying\n"
 "      --synth-threads N     threads for synthesizing existing threads\n"
 "  -r, --realtime PRIO       read the buffers at SCHED_FIFO priority PRIO (1..99);\n"
@@ -95,10 +118,50 @@ static int add_pids(struct record_opts *o, const char *s)
 	return o->npids ? 0 : bad("-p", s, "expected process ids");
 }
 
+/*
+ * perf's --switch-output: "signal" (also with no value), a size with an
+ * upper-case unit B/K/M/G, or a time with a lower-case unit s/m/h/d.
+ */
+static int switch_output_parse(struct record_opts *o, const char *arg)
+{
+	static const struct { char unit; u64 mul; } sizes[] = {
+		{ 'B', 1 }, { 'K', 1ULL << 10 }, { 'M', 1ULL << 20 }, { 'G', 1ULL << 30 },
+	}, times[] = {
+		{ 's', 1000 }, { 'm', 60000 }, { 'h', 3600000 }, { 'd', 86400000 },
+	};
+	size_t n = arg ? strlen(arg) : 0;
+	char *end;
+	unsigned long long v;
+
+	if (!arg || !strcmp(arg, "signal")) {
+		o->switch_signal = true;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (n < 2 || end != arg + n - 1 || errno || !v || arg[0] == '-')
+		return bad("--switch-output", arg, "expected signal, a size such as 10M or a time such as 30s");
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (arg[n - 1] == sizes[i].unit) {
+			if (v > (1ULL << 50) / sizes[i].mul)
+				return bad("--switch-output", arg, "size too large");
+			o->switch_size = v * sizes[i].mul;
+			return 0;
+		}
+		if (arg[n - 1] == times[i].unit) {
+			if (v > (1ULL << 40) / times[i].mul)
+				return bad("--switch-output", arg, "time too long");
+			o->switch_time_ms = v * times[i].mul;
+			return 0;
+		}
+	}
+	return bad("--switch-output", arg, "expected signal, a size such as 10M or a time such as 30s");
+}
+
 int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	long pg = sysconf(_SC_PAGESIZE), v;
-	const char *mmap_arg = NULL, *flush_arg = NULL;
+	const char *mmap_arg = NULL, *flush_arg = NULL, *switch_event = NULL;
 	char err[512];
 	int c, ret;
 	bool events_given = false;
@@ -179,9 +242,36 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			o->overwrite = true;
 			break;
 		case OPT_SWITCH_OUTPUT:
-			if (arg && strcmp(arg, "signal"))
-				return bad("--switch-output", arg, "only 'signal' is supported");
-			o->switch_signal = true;
+			ret = switch_output_parse(o, arg);
+			if (ret)
+				return ret;
+			break;
+		case OPT_SWITCH_OUTPUT_EVENT:
+			switch_event = arg;
+			break;
+		case OPT_SWITCH_MAX_FILES:
+			if (parse_long(arg, 1, 1 << 20, &v))
+				return bad("--switch-max-files", arg, "expected a number of files");
+			o->switch_max_files = v;
+			break;
+		case OPT_TIMESTAMP_FILENAME:
+			o->timestamp_filename = true;
+			break;
+		case OPT_CONTROL:
+			if (strncmp(arg, "fifo:", 5) && strncmp(arg, "fd:", 3))
+				return bad("--control", arg, "expected fifo:CTL[,ACK] or fd:CTL[,ACK]");
+			o->control = arg;
+			break;
+		case OPT_SNAPSHOT_DELAY:
+			if (parse_long(arg, 0, 3600000, &v))
+				return bad("--snapshot-delay", arg, "expected 0..3600000 milliseconds");
+			o->snapshot_delay_ms = v;
+			break;
+		case OPT_SNAPSHOT_MIN_INTERVAL:
+			if (parse_long(arg, 0, 3600000, &v))
+				return bad("--snapshot-min-interval", arg,
+					   "expected 0..3600000 milliseconds");
+			o->snapshot_min_interval_ms = v;
 			break;
 		case OPT_SNAPSHOT_PAUSE:
 			o->snapshot_pause = true;
@@ -239,6 +329,22 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			fprintf(stderr, "perf-ring record: %s\n", err);
 			return ret;
 		}
+	}
+	/* the trigger events go after the recorded ones (evlist.h) */
+	if (switch_event) {
+		o->switch_ev_first = o->events.nr;
+		ret = events_parse(switch_event, &o->events, err, sizeof(err));
+		if (ret) {
+			fprintf(stderr, "perf-ring record: --switch-output-event: %s\n", err);
+			return ret;
+		}
+		o->switch_ev_nr = o->events.nr - o->switch_ev_first;
+	}
+	if (o->switch_max_files && !o->switch_signal && !o->switch_size && !o->switch_time_ms &&
+	    !o->control && !o->switch_ev_nr) {
+		fprintf(stderr, "perf-ring record: --switch-max-files needs --switch-output "
+			"or --control: nothing would switch files\n");
+		return -EINVAL;
 	}
 
 	/* buffer size: pages (perf's unit) or a size with a suffix */

@@ -3,6 +3,7 @@
 #ifndef PERF_RING_CMDLINE_H
 #define PERF_RING_CMDLINE_H
 
+#include <stdio.h>
 #include <sys/types.h>
 #include "events.h"
 
@@ -21,7 +22,16 @@ struct record_opts {
 	int level;		/* zstd level, 0 = off */
 	int aio;		/* io_uring depth, 0 = write(2) */
 	bool overwrite;
-	bool switch_signal;
+	bool switch_signal;	/* --switch-output[=signal]: SIGUSR2 switches */
+	u64 switch_size;	/* --switch-output=SIZE, bytes; 0: off */
+	u64 switch_time_ms;	/* --switch-output=TIME; 0: off */
+	int switch_max_files;	/* --switch-max-files; 0: keep every file */
+	bool timestamp_filename;
+	const char *control;	/* --control=fifo:CTL[,ACK] | fd:CTL[,ACK] */
+	int switch_ev_first;	/* --switch-output-event: its events are */
+	int switch_ev_nr;	/* events[first .. first + nr - 1] */
+	u64 snapshot_delay_ms;
+	u64 snapshot_min_interval_ms;
 	bool snapshot_pause;
 	int synth_threads;
 	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0 = off */
@@ -31,6 +41,13 @@ struct record_opts {
 	int argc;
 	char **argv;		/* our own command line, for HEADER_CMDLINE */
 };
+
+/* Files are switched or snapshots taken on request: name them by time. */
+static inline bool record_switching(const struct record_opts *o)
+{
+	return o->switch_signal || o->switch_size || o->switch_time_ms || o->control ||
+	       o->switch_ev_nr || o->timestamp_filename;
+}
 
 /* 0 on success; on error prints "perf-ring record: ..." and returns -errno. */
 int record_parse(int argc, char **argv, struct record_opts *o);

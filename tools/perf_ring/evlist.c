@@ -91,9 +91,13 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 */
 	if (!o->period)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
+	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
+	el->trig_first = o->switch_ev_first;
+	el->trig_nr = o->switch_ev_nr;
 	for (int i = 0; i < el->nev; i++) {
 		struct perf_event_attr *a = &el->evs[i].attr;
-		bool tp = a->type == PERF_TYPE_TRACEPOINT;
+		bool tp = a->type == PERF_TYPE_TRACEPOINT, sb = i == el->sb_ev;
+		bool trig = i >= el->trig_first && i < el->trig_first + el->trig_nr;
 
 		a->size = sizeof(*a);
 		a->disabled = 1;
@@ -121,7 +125,13 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		 */
 		a->read_format = PERF_FORMAT_LOST;
 		a->watermark = 1;
-		if (o->overwrite) {
+		if (trig) {
+			/* wake the reader at every sample: it is a trigger */
+			a->watermark = 0;
+			a->wakeup_events = 1;
+		} else if (sb) {
+			a->wakeup_watermark = SB_RING_BYTES / 4;
+		} else if (o->overwrite) {
 			a->write_backward = 1;
 			a->wakeup_watermark = o->mmap_bytes / 2;
 		} else {
@@ -132,7 +142,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 				wm = o->mmap_flush;
 			a->wakeup_watermark = wm;
 		}
-		if (i == 0) {	/* the tracking event */
+		/* the tracking event: the side-band one, else the first */
+		if (el->sb_ev >= 0 ? sb : i == 0) {
 			a->mmap = 1;
 			a->mmap2 = 1;
 			a->comm = 1;
@@ -183,14 +194,98 @@ int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
 	return 0;
 }
 
+/*
+ * The side-band event of a CPU: the first one gets a small forward buffer,
+ * the rest (one per thread with -p) join it.
+ */
+static int sb_join(struct evlist *el, int fd, int *sb_fd, int cpu)
+{
+	el->fds[el->nfds++] = (struct efd){
+		.fd = fd, .ev = el->sb_ev, .sb = true,
+		.ring = *sb_fd < 0 ? el->nsb_rings : el->nsb_rings - 1,
+	};
+	if (*sb_fd < 0) {
+		struct ring *rg = &el->sb_rings[el->nsb_rings];
+		int err = ring_map(rg, fd, SB_RING_BYTES, false);
+
+		if (err)
+			return fail_set(err, "mmap of the %u kB side-band buffer on cpu %d: %s%s",
+					SB_RING_BYTES >> 10, cpu, strerror(-err), err == -EPERM ?
+					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+		rg->cpu = cpu;
+		*sb_fd = fd;
+		el->nsb_rings++;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *sb_fd)) {
+		return fail_set(-errno, "the side-band event: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
+				cpu, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * The trigger events of a CPU: the first gets a small forward buffer, the
+ * rest join it.
+ */
+static int trig_join(struct evlist *el, int fd, int e, int *trig_fd, int cpu)
+{
+	el->fds[el->nfds++] = (struct efd){
+		.fd = fd, .ev = e, .trig = true,
+		.ring = *trig_fd < 0 ? el->ntrig_rings : el->ntrig_rings - 1,
+	};
+	if (*trig_fd < 0) {
+		struct ring *rg = &el->trig_rings[el->ntrig_rings];
+		int err = ring_map(rg, fd, TRIG_RING_BYTES, false);
+
+		if (err)
+			return fail_set(err, "--switch-output-event: mmap of its %u kB buffer on cpu %d: %s",
+					TRIG_RING_BYTES >> 10, cpu, strerror(-err));
+		rg->cpu = cpu;
+		*trig_fd = fd;
+		el->ntrig_rings++;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *trig_fd)) {
+		return fail_set(-errno, "--switch-output-event %s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
+				el->evs[e].name, cpu, strerror(errno));
+	}
+	return 0;
+}
+
+/* The first event of a CPU gets the buffer, the rest join it. */
+static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int e,
+		     int *ring_fd, int cpu)
+{
+	el->fds[el->nfds++] = (struct efd){
+		.fd = fd, .ev = e, .ring = *ring_fd < 0 ? el->nrings : el->nrings - 1,
+	};
+	if (*ring_fd < 0) {
+		struct ring *rg = &el->rings[el->nrings];
+		int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
+
+		if (err)
+			return fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
+					(unsigned long long)o->mmap_bytes >> 10, cpu,
+					strerror(-err), err == -EPERM ?
+					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+		el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		rg->cpu = cpu;
+		*ring_fd = fd;
+		el->nrings++;
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *ring_fd)) {
+		return fail_set(-errno, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
+				el->evs[e].name, cpu, strerror(errno));
+	}
+	return 0;
+}
+
 int evlist_open(struct evlist *el, const struct record_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev;
 
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(el->ncpu, sizeof(*el->rings));
-	el->pfd = calloc(el->ncpu, sizeof(*el->pfd));
-	if (!el->fds || !el->rings || !el->pfd)
+	el->pfd = calloc(el->ncpu + 1, sizeof(*el->pfd));	/* + a trigger's fd */
+	el->sb_rings = calloc(el->ncpu, sizeof(*el->sb_rings));
+	el->trig_rings = calloc(el->ncpu, sizeof(*el->trig_rings));
+	if (!el->fds || !el->rings || !el->pfd || !el->sb_rings || !el->trig_rings)
 		return -ENOMEM;
 	for (int e = 0; e < el->nev; e++) {
 		el->evs[e].ids = calloc(el->ncpu * el->nthr, sizeof(u64));
@@ -198,7 +293,7 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 			return -ENOMEM;
 	}
 	for (int c = 0; c < el->ncpu; c++) {
-		int ring_fd = -1;
+		int ring_fd = -1, sb_fd = -1, trig_fd = -1;
 
 		for (int t = 0; t < el->nthr; t++) {
 			for (int e = 0; e < el->nev; e++) {
@@ -206,6 +301,7 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 				int fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
 				u64 id;
 				char msg[400];
+				int err;
 
 				if (fd < 0 && user_only_fallback(ev, errno)) {
 					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
@@ -226,32 +322,14 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 					fail_set(-en, "%s (cpu %d)", msg, el->cpus[c]);
 					return -en;
 				}
-				/* the first event of a CPU gets the buffer, the rest join it */
-				el->fds[el->nfds++] = (struct efd){
-					.fd = fd, .ev = e, .ring = ring_fd < 0 ? el->nrings : el->nrings - 1,
-				};
-				if (ring_fd < 0) {
-					struct ring *rg = &el->rings[el->nrings];
-					int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
-
-					if (err) {
-						fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
-						     (unsigned long long)o->mmap_bytes >> 10, el->cpus[c],
-						     strerror(-err), err == -EPERM ?
-						     " (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
-						return err;
-					}
-					el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-					rg->cpu = el->cpus[c];
-					ring_fd = fd;
-					el->nrings++;
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
-					int en = errno;
-
-					fail_set(-en, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
-					     ev->name, el->cpus[c], strerror(en));
-					return -en;
-				}
+				if (e == el->sb_ev)
+					err = sb_join(el, fd, &sb_fd, el->cpus[c]);
+				else if (e >= el->trig_first && e < el->trig_first + el->trig_nr)
+					err = trig_join(el, fd, e, &trig_fd, el->cpus[c]);
+				else
+					err = ring_join(el, o, fd, e, &ring_fd, el->cpus[c]);
+				if (err)
+					return err;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
 					int en = errno;
 
@@ -291,7 +369,7 @@ int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd
 	*lost = 0;
 	*first = NULL;
 	for (int f = 0; f < el->nfds; f++) {
-		if (el->fds[f].ring != i)
+		if (el->fds[f].ring != i || !efd_recorded(&el->fds[f]))
 			continue;
 		if (read(el->fds[f].fd, v, sizeof(v)) != sizeof(v))
 			return -errno ?: -EIO;

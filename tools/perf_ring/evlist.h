@@ -21,7 +21,15 @@ struct efd {
 	int ring;		/* index in rings */
 	int cpu;
 	u64 id;
+	bool sb;		/* the side-band event's: ring indexes sb_rings */
+	bool trig;		/* a trigger event's: ring indexes trig_rings */
 };
+
+/* Does the fd write into the recorded buffers (rings)? */
+static inline bool efd_recorded(const struct efd *f)
+{
+	return !f->sb && !f->trig;
+}
 
 struct evlist {
 	struct pf_event *evs;
@@ -34,13 +42,36 @@ struct evlist {
 	int nfds;
 	struct ring *rings;	/* one per CPU, in cpus[] order */
 	int nrings;
-	struct pollfd *pfd;	/* one per ring */
+	struct pollfd *pfd;	/* one per ring, and a spare slot at the end */
+	/*
+	 * Flight recorder: the side-band event (the last one, a dummy) that
+	 * carries COMM, MMAP2, FORK and EXIT into small forward buffers of
+	 * their own, so that overwriting never takes them (sideband.h).
+	 */
+	int sb_ev;		/* its index in evs, -1: none */
+	struct ring *sb_rings;	/* one per CPU */
+	int nsb_rings;
+	/*
+	 * --switch-output-event: evs[trig_first .. trig_first + trig_nr - 1]
+	 * write into forward buffers of their own, which the trigger reads
+	 * (trigger.h); they are not recorded.
+	 */
+	int trig_first, trig_nr;
+	struct ring *trig_rings;	/* one per CPU */
+	int ntrig_rings;
 	u64 sample_type;	/* shared by every event, RAW aside */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 };
 
-/* Attributes for the options: sampling, read format, buffer direction. */
+#define SB_RING_BYTES (64u << 10)
+#define TRIG_RING_BYTES (16u << 10)
+
+/*
+ * Attributes for the options: sampling, read format, buffer direction.
+ * With --overwrite the last event must be a dummy: it becomes the
+ * side-band event.
+ */
 void evlist_config(struct evlist *el, const struct record_opts *o);
 /*
  * Whose events to open: the command's (pid), -p's threads, or every task.

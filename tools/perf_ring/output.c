@@ -112,6 +112,38 @@ int out_emit_round(struct out_file *f)
 	return out_emit(f, &h, sizeof(h));
 }
 
+/*
+ * --switch-max-files: remember the file just closed, and delete the
+ * oldest ones beyond the limit.  Only files named by time take part: the
+ * plain output name is never deleted.
+ */
+static void keep_file(struct out_file *f)
+{
+	char **v;
+
+	if (!f->max_files || !strcmp(f->path, f->o->output))
+		return;
+	v = realloc(f->kept, (f->nkept + 1) * sizeof(*v));
+	if (!v)
+		return;
+	f->kept = v;
+	f->kept[f->nkept] = strdup(f->path);
+	if (!f->kept[f->nkept])
+		return;
+	f->nkept++;
+	while (f->nkept > f->max_files) {
+		if (unlink(f->kept[0]) && errno != ENOENT)
+			fprintf(stderr, "perf-ring record: --switch-max-files: cannot delete '%s': %s\n",
+				f->kept[0], strerror(errno));
+		else if (f->o->verbose)
+			fprintf(stderr, "perf-ring record: deleted '%s' (--switch-max-files=%d)\n",
+				f->kept[0], f->max_files);
+		free(f->kept[0]);
+		memmove(f->kept, f->kept + 1, (f->nkept - 1) * sizeof(*f->kept));
+		f->nkept--;
+	}
+}
+
 int out_close(struct out_file *f, u64 overwritten, bool *ok)
 {
 	struct pf_meta meta = {
@@ -193,6 +225,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	f->tot.lost += f->cnt.lost;
 	f->tot.records += f->cnt.total;
 	f->tot.nfiles++;
+	keep_file(f);
 	if (f->o->verbose) {
 		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
 			"writer: compress %.1f ms, write %.1f ms, %llu writes\n",
@@ -231,6 +264,7 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 	f->o = o;
 	f->el = el;
 	f->fd = -1;
+	f->max_files = o->switch_max_files;
 	f->ev_samples = calloc(el->nev, sizeof(u64));
 	return f->ev_samples ? 0 : -ENOMEM;
 }
@@ -240,8 +274,22 @@ bool out_failed(struct out_file *f)
 	return writer_failed(&f->w);
 }
 
+u64 out_bytes(struct out_file *f)
+{
+	if (!f->on)
+		return 0;
+	if (f->o->level)
+		return __atomic_load_n(&f->w.out_bytes, __ATOMIC_RELAXED);
+	return f->cnt.bytes;
+}
+
 void out_free(struct out_file *f)
 {
 	free(f->ev_samples);
 	f->ev_samples = NULL;
+	for (int i = 0; i < f->nkept; i++)
+		free(f->kept[i]);
+	free(f->kept);
+	f->kept = NULL;
+	f->nkept = 0;
 }

@@ -35,6 +35,9 @@ struct out_file {
 	struct pf_counts cnt;		/* this file */
 	u64 *ev_samples;		/* this file, per event */
 	struct out_totals tot;		/* every closed file */
+	int max_files;			/* keep at most this many (0: all) */
+	char **kept;			/* the files kept, oldest first */
+	int nkept;
 };
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
@@ -60,6 +63,8 @@ int out_emit_synth(struct out_file *f, const struct pbuf *a, const struct pbuf *
  */
 int out_close(struct out_file *f, u64 overwritten, bool *ok);
 bool out_failed(struct out_file *f);
+/* Bytes of the current file's data so far: compressed as written, else raw. */
+u64 out_bytes(struct out_file *f);
 void out_free(struct out_file *f);
 
 #endif

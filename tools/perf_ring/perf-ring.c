@@ -5,11 +5,13 @@
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: perf-ring record [options] -- COMMAND | -a | -p PID\n"
 		   "       perf-ring report [-i FILE] [--decompress -o OUT]\n"
+		   "       perf-ring ctl [-t SECONDS] CTL[,ACK] COMMAND\n"
 		   "See 'perf-ring record --help'.\n");
 }
 
@@ -23,6 +25,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ctl"))
+		return cmd_ctl(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;

@@ -26,7 +26,7 @@
 #include "synth.h"
 
 static void summary(const struct record_opts *o, const struct sink *s,
-		    const struct out_file *out)
+		    const struct out_file *out, const struct triggers *tr)
 {
 	const struct out_totals *t = &out->tot;
 	char ev[32], raw[32], bytes[32];
@@ -55,6 +55,31 @@ static void summary(const struct record_opts *o, const struct sink *s,
 	fprintf(stderr, ", %s ]\n", t->writer_used ? t->writer_used : "none");
 	if (t->writer_used && strstr(t->writer_used, "unavailable"))
 		fprintf(stderr, "perf-ring record: note: %s; used write(2)\n", out->w.uring_err);
+	if (tr->events)
+		fprintf(stderr, "perf-ring record: --switch-output-event: %llu events\n",
+			(unsigned long long)tr->events);
+	if (tr->merged || tr->dropped || tr->bad_cmds)
+		fprintf(stderr, "perf-ring record: requests: %llu served, %llu merged into others "
+			"(--snapshot-min-interval, or one pending), %llu dropped, %llu bad "
+			"control commands\n", (unsigned long long)tr->switches,
+			(unsigned long long)tr->merged, (unsigned long long)tr->dropped,
+			(unsigned long long)tr->bad_cmds);
+}
+
+static void synth_existing(const struct record_opts *o, const struct evlist *el,
+			   struct pbuf *synth)
+{
+	struct synth_result res = { 0 };
+	int err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
+				el->id_hdr, synth, &res);
+
+	if (err)
+		fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
+	if (o->verbose)
+		fprintf(stderr, "perf-ring record: synthesized %llu threads of %llu processes "
+			"on %d threads in %.1f ms\n",
+			(unsigned long long)res.nr_threads,
+			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6);
 }
 
 static bool targets_alive(const struct record_opts *o)
@@ -65,20 +90,40 @@ static bool targets_alive(const struct record_opts *o)
 	return false;
 }
 
+/* Serve one request; a switch goes to the sink. */
+static int serve(struct triggers *t, struct sink *s, struct evlist *el, const struct req *r)
+{
+	int err = 0;
+
+	if (r->kind == REQ_SWITCH) {
+		s->done_path[0] = '\0';
+		err = s->ops->serve(s, r);
+		if (!err && !s->o->quiet && s->o->verbose)
+			fprintf(stderr, "perf-ring record: %s: switch after %.1f ms\n", r->from,
+				(now_ns() - r->ns) / 1e6);
+	} else if (r->kind == REQ_ENABLE || r->kind == REQ_DISABLE) {
+		evlist_enable(el, r->kind == REQ_ENABLE);
+	}
+	triggers_done(t, r, err, s->done_path);
+	return err;
+}
+
 /*
- * Serve what the triggers asked for, oldest first.  Returns 1 when one
- * asked to stop, else 0 or the sink's error.
+ * Serve what the triggers asked for and is due, oldest first.  Returns 1
+ * when one asked to stop, else 0 or the sink's error.
  */
-static int serve_requests(struct triggers *t, struct sink *s)
+static int serve_requests(struct triggers *t, struct sink *s, struct evlist *el)
 {
 	struct req r;
 	int err;
 
-	triggers_poll(t);
+	triggers_poll(t, s->ops->progress(s));
 	while (triggers_next(t, &r)) {
-		if (r.kind == REQ_STOP)
+		if (r.kind == REQ_STOP) {
+			triggers_done(t, &r, 0, NULL);
 			return 1;
-		err = s->ops->serve(s, &r);
+		}
+		err = serve(t, s, el, &r);
 		if (err)
 			return err;
 	}
@@ -87,24 +132,28 @@ static int serve_requests(struct triggers *t, struct sink *s)
 
 /*
  * The loop: wait, read, serve, until the targets are done (not at all when
- * the command could not start).  Then stop the events and let the sink
- * save what is left.
+ * the command could not start).  Requests still pending then are served
+ * at once, so that every one asked for is answered.  Then stop the events
+ * and let the sink save what is left.
  */
 static int record_loop(const struct record_opts *o, struct evlist *el, struct sink *s,
 		       struct triggers *trig, struct workload *wl, struct hotplug *hp,
 		       bool run)
 {
-	int err = 0;
+	struct pollfd tfd[MAX_CPUS + 1];
+	struct req r;
+	int err = 0, ntfd;
 
 	while (run) {
-		err = serve_requests(trig, s);
+		err = serve_requests(trig, s, el);
 		if (err)
 			break;
 		if (triggers_child_exited() && workload_reap(wl))
 			break;
 		if (o->npids && !targets_alive(o))
 			break;		/* every -p process has exited */
-		err = s->ops->wait(s);
+		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd));
+		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
 		if (err)
 			break;
 		hotplug_check(hp, el->rings, el->nrings, false);
@@ -112,10 +161,17 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		if (err || sink_failed(s))
 			break;
 	}
+	while (triggers_drain(trig, &r)) {
+		if (err >= 0 && r.kind == REQ_SWITCH && !sink_failed(s))
+			err = serve(trig, s, el, &r) ?: err;
+		else
+			triggers_done(trig, &r, err < 0 && r.kind == REQ_SWITCH ? err : 0, NULL);
+	}
 	/* stop: no new records; the sink reads what is left */
 	evlist_enable(el, false);
 	hotplug_check(hp, el->rings, el->nrings, true);
-	workload_wait(wl, triggers_stop_signal() || err < 0 || sink_failed(s));
+	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
+	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s));
 	s->ops->finish(s, run && err >= 0);
 	return err < 0 ? err : 0;
 }
@@ -136,6 +192,19 @@ int cmd_record(int argc, char **argv)
 
 	if (record_parse(argc, argv, &o))
 		return 1;
+	/* the flight recorder's side-band event (evlist.h) */
+	if (o.overwrite && o.events.nr == MAX_EVENTS) {
+		fprintf(stderr, "perf-ring record: --overwrite: at most %d events\n", MAX_EVENTS - 1);
+		return 1;
+	}
+	if (o.overwrite) {
+		char msg[256];
+
+		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
+			fprintf(stderr, "perf-ring record: %s\n", msg);
+			return 1;
+		}
+	}
 	el.evs = o.events.ev;
 	el.nev = o.events.nr;
 	evlist_config(&el, &o);
@@ -145,7 +214,10 @@ int cmd_record(int argc, char **argv)
 	err = out_init(&out, &o, &el);
 	if (err)
 		goto out_early;
-	triggers_init(&trig, o.switch_signal);
+	if (triggers_init(&trig, &o)) {
+		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
+		return 1;
+	}
 
 	if (o.workload) {
 		err = workload_prepare(&wl, o.workload);
@@ -160,10 +232,19 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto out_early;
 	hp.per_cpu = el.per_cpu;
+	err = triggers_watch(&trig, el.trig_rings, el.ntrig_rings);
+	if (err)
+		goto out_early;
 
-	/* synthesized records: the kernel map; the sink adds threads */
+	/*
+	 * Synthesized records: the kernel map, and with -a or -p the threads
+	 * that exist now (a command's are seen as it starts).  What happens
+	 * later comes from the kernel's side-band records.
+	 */
 	if (synth_kernel_mmap(&synth, el.id_hdr) && o.verbose)
 		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
+	if (!o.workload)
+		synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth, &wl) :
 			  sink_stream_new(&o, &el, &out, &synth, &wl);
 	if (!s) {
@@ -204,8 +285,9 @@ int cmd_record(int argc, char **argv)
 	hp.t0 = hp.checked = now_ns();
 
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
-	summary(&o, s, &out);
+	summary(&o, s, &out, &trig);
 	hotplug_summary(&hp, el.rings, el.nrings);
+	triggers_close(&trig);
 
 	stop_sig = triggers_stop_signal();
 	if (wl_failed) {

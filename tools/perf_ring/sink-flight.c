@@ -10,17 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "fail.h"
 #include "sink.h"
+#include "sideband.h"
 #include "synth.h"
 
 struct flight {
 	struct sink s;
-	struct pbuf live;		/* the targets' threads, refreshed */
-	u64 live_ns;			/* when */
+	struct sideband sb;		/* COMM, MMAP2, FORK, EXIT since the start */
+	char *sb_buf;			/* a side-band buffer's records, read */
+	u64 sb_lost;			/* side-band records the kernel dropped */
 	char *scratch, *snap;		/* one buffer's copy; every buffer's records */
 	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
 	u64 *lost_prev;			/* ... and the kernel's lost counts */
@@ -31,37 +33,27 @@ struct flight {
 };
 
 /*
- * Flight recorder: the COMM and MMAP records of the targets were written
- * long before a snapshot and are overwritten by then, so every snapshot
- * carries freshly synthesized ones.  They are refreshed while the targets
- * live (at least every second, and at each snapshot), so the final
- * snapshot, taken after the workload exited, still names it.
+ * The side-band buffers are read into the store as they fill, and at each
+ * snapshot: the COMM, MMAP2, FORK and EXIT records written since the
+ * targets started, so that every snapshot names the threads and DSOs of
+ * its samples, also of processes that have exited (sideband.h).
  */
-static void refresh_live(struct flight *fl, bool force)
+static void read_sideband(struct flight *fl)
 {
-	const struct record_opts *o = fl->s.o;
-	struct pbuf b = { 0 };
-	struct synth_result res;
-	pid_t child = fl->s.wl ? fl->s.wl->pid : -1;
-	u32 idh = fl->s.el->id_hdr;
-	int err;
+	struct evlist *el = fl->s.el;
 
-	if (!force && now_ns() - fl->live_ns < 1000000000ULL)
-		return;
-	if (o->workload && child <= 0)
-		return;		/* gone: keep the last picture */
-	if (o->workload)
-		err = synth_threads(&child, 1, 1, idh, &b, &res);
-	else
-		err = synth_threads(o->npids ? o->pids : NULL, o->npids,
-				    o->synth_threads, idh, &b, &res);
-	fl->live_ns = now_ns();
-	if (err || !res.nr_threads) {
-		pbuf_free(&b);
-		return;
+	for (int i = 0; i < el->nsb_rings; i++) {
+		struct ring *rg = &el->sb_rings[i];
+		long n;
+
+		while ((n = ring_fwd_read(rg, fl->sb_buf, SB_RING_BYTES)) > 0) {
+			struct pf_counts c = { 0 };
+
+			counts_walk(&c, NULL, &el->idmap, fl->sb_buf, n);
+			fl->sb_lost += c.lost;
+			sideband_scan(&fl->sb, fl->sb_buf, n);
+		}
 	}
-	pbuf_free(&fl->live);
-	fl->live = b;
 }
 
 /* The event's count and, with PERF_FORMAT_LOST, the records it dropped. */
@@ -128,6 +120,8 @@ static int take_snapshot(struct flight *fl, const char *path)
 	int err = 0;
 
 	for (int e = 0; e < el->nev; e++) {
+		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
+			continue;	/* not in these buffers */
 		if (ev_exact(&el->evs[e]))
 			have_exact = true;
 		else if (el->evs[e].attr.freq)
@@ -178,6 +172,11 @@ static int take_snapshot(struct flight *fl, const char *path)
 	}
 	copy_ns = now_ns() - copy_ns;
 	/*
+	 * After the copy: a copied sample's COMM and MMAP2 were written
+	 * before it, so they are in the side-band buffers by now.
+	 */
+	read_sideband(fl);
+	/*
 	 * Counters: samples generated up to now, less the records the kernel
 	 * dropped because the buffer was paused (--snapshot-pause): those are
 	 * lost, not overwritten.  A tracking event's dropped side-band records
@@ -187,6 +186,8 @@ static int take_snapshot(struct flight *fl, const char *path)
 		struct pf_event *ev = &el->evs[el->fds[i].ev];
 		u64 v[2], dropped;
 
+		if (!efd_recorded(&el->fds[i]))
+			continue;	/* not in the snapshot's buffers */
 		if (read_counter(el->fds[i].fd, v))
 			continue;	/* keep the previous values */
 		dropped = v[1] - fl->lost_prev[i];
@@ -203,7 +204,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 	if (!err)
 		err = out_open(f, path);
 	if (!err)
-		err = out_emit_synth(f, s->synth, &fl->live);
+		err = out_emit_synth(f, s->synth, &fl->sb.log);
 	for (int i = 0; i < el->nrings && !err; i++) {
 		char *p = fl->snap + i * sz;
 		/* bytes newer than the previous snapshot's head: at the end */
@@ -353,22 +354,40 @@ static int flight_start(struct sink *s)
 
 static void flight_running(struct sink *s)
 {
-	refresh_live((struct flight *)s, true);
+	(void)s;
 }
 
 /* The kernel keeps the buffers: there is nothing to read until a request. */
-static int flight_wait(struct sink *s)
+static int flight_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
 {
-	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	struct pollfd pfd[MAX_CPUS + 1];
 
 	(void)s;
-	nanosleep(&ts, NULL);
+	if (ntfd > (int)ARRAY_SIZE(pfd))
+		ntfd = ARRAY_SIZE(pfd);
+	memcpy(pfd, tfd, ntfd * sizeof(*pfd));
+	if (poll(pfd, ntfd, timeout_ms < 50 ? timeout_ms : 50) < 0 && errno != EINTR)
+		return fail_set(-errno, "waiting: %s", strerror(errno));
 	return 0;
+}
+
+/* What the kernel wrote since the last snapshot: the heads moved down by it. */
+static u64 flight_progress(struct sink *s)
+{
+	struct flight *fl = (struct flight *)s;
+	u64 sum = 0;
+
+	for (int i = 0; i < s->el->nrings; i++) {
+		u64 prev = fl->ring_seen && fl->ring_seen[i] ? fl->ring_last_head[i] : 0;
+
+		sum += prev - ring_head(&s->el->rings[i]);
+	}
+	return sum;
 }
 
 static int flight_read(struct sink *s)
 {
-	refresh_live((struct flight *)s, false);
+	read_sideband((struct flight *)s);
 	return 0;
 }
 
@@ -380,7 +399,7 @@ static int flight_serve(struct sink *s, const struct req *r)
 	if (r->kind != REQ_SWITCH)
 		return 0;
 	out_name_stamped(s->o->output, path, sizeof(path));
-	refresh_live(fl, true);
+	snprintf(s->done_path, sizeof(s->done_path), "%s", path);
 	return take_snapshot(fl, path);
 }
 
@@ -390,7 +409,7 @@ static void flight_finish(struct sink *s, bool keep)
 
 	if (!keep)
 		return;
-	if (s->o->switch_signal)
+	if (record_switching(s->o))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
@@ -401,7 +420,14 @@ static void flight_free(struct sink *s)
 {
 	struct flight *fl = (struct flight *)s;
 
-	pbuf_free(&fl->live);
+	if (s->o->verbose || fl->sb_lost || fl->sb.dropped)
+		fprintf(stderr, "perf-ring record: side-band: %llu records kept, %llu dropped to "
+			"stay within %zu kB, %llu lost by the kernel\n",
+			(unsigned long long)fl->sb.added - fl->sb.dropped,
+			(unsigned long long)fl->sb.dropped, fl->sb.max >> 10,
+			(unsigned long long)fl->sb_lost);
+	sideband_free(&fl->sb);
+	free(fl->sb_buf);
 	free(fl->scratch);
 	free(fl->snap);
 	free(fl->cnt_prev);
@@ -418,6 +444,7 @@ static const struct sink_ops flight_ops = {
 	.wait = flight_wait,
 	.read = flight_read,
 	.serve = flight_serve,
+	.progress = flight_progress,
 	.finish = flight_finish,
 	.free = flight_free,
 };
@@ -433,5 +460,11 @@ struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
 		.ops = &flight_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
 		.snapshots = true,
 	};
+	sideband_init(&fl->sb, el->sample_type, SIDEBAND_MAX);
+	fl->sb_buf = malloc(SB_RING_BYTES);
+	if (!fl->sb_buf) {
+		free(fl);
+		return NULL;
+	}
 	return &fl->s;
 }

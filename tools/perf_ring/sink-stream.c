@@ -11,10 +11,14 @@
 
 #include "fail.h"
 #include "sink.h"
+#include "sideband.h"
 #include "synth.h"
 
 struct stream {
 	struct sink s;
+	struct sideband sb;		/* for the files after a switch */
+	struct pollfd *pfd;		/* the rings' and the triggers' */
+	int npfd;
 	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
 };
 
@@ -29,13 +33,20 @@ static int read_err(struct sink *s, int err)
 	return fail_set(err, "reading the ring buffers: %s", strerror(-err));
 }
 
+/* Side-band records counted so far in the current file. */
+static u64 nr_sideband(const struct pf_counts *c)
+{
+	return c->nr[PERF_RECORD_COMM] + c->nr[PERF_RECORD_MMAP] + c->nr[PERF_RECORD_MMAP2] +
+	       c->nr[PERF_RECORD_FORK] + c->nr[PERF_RECORD_EXIT];
+}
+
 static int drain_ring(struct sink *s, int i, bool all)
 {
 	struct ring *rg = &s->el->rings[i];
 	struct out_file *f = s->out;
 
 	for (;;) {
-		u64 avail = ring_fwd_avail(rg);
+		u64 avail = ring_fwd_avail(rg), sb;
 		size_t room;
 		char *dst;
 		long n;
@@ -53,7 +64,11 @@ static int drain_ring(struct sink *s, int i, bool all)
 				return -EIO;
 			continue;
 		}
+		sb = nr_sideband(&f->cnt);
 		out_commit(f, n);
+		/* rare: a walk only when the chunk held some */
+		if (nr_sideband(&f->cnt) != sb)
+			sideband_scan(&((struct stream *)s)->sb, dst, n);
 		if (f->cnt.walk_newest > rg->last_time)
 			rg->last_time = f->cnt.walk_newest;
 	}
@@ -176,14 +191,15 @@ static int open_file(struct stream *st, const char *path)
 	int err = out_open(s->out, path);
 
 	st->round_bytes = 0;
-	return err ?: out_emit_synth(s->out, s->synth, NULL);
+	/* after a switch, what the earlier files said about the threads */
+	return err ?: out_emit_synth(s->out, s->synth, &st->sb.log);
 }
 
 static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (s->o->switch_signal)
+	if (record_switching(s->o))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
@@ -195,7 +211,7 @@ static void stream_running(struct sink *s)
 	(void)s;
 }
 
-static int stream_wait(struct sink *s)
+static int stream_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
 {
 	/*
 	 * Skip the wait while a buffer is filling faster than we read: when
@@ -205,8 +221,23 @@ static int stream_wait(struct sink *s)
 	 */
 	const struct record_opts *o = s->o;
 	u64 busy = o->mmap_bytes / 8 > o->mmap_flush ? o->mmap_bytes / 8 : o->mmap_flush;
-	int n = evlist_max_avail(s->el) >= busy ? 0 : poll(s->el->pfd, s->el->nrings, 100);
+	struct stream *st = (struct stream *)s;
+	int nfd = s->el->nrings, n;
 
+	if (evlist_max_avail(s->el) >= busy)
+		return 0;
+	/* the rings' slots, then the triggers' */
+	if (nfd + ntfd > st->npfd) {
+		struct pollfd *p = realloc(st->pfd, (nfd + ntfd) * sizeof(*p));
+
+		if (!p)
+			return fail_set(-ENOMEM, "waiting: %s", strerror(ENOMEM));
+		st->pfd = p;
+		st->npfd = nfd + ntfd;
+	}
+	memcpy(st->pfd, s->el->pfd, nfd * sizeof(*st->pfd));
+	memcpy(st->pfd + nfd, tfd, ntfd * sizeof(*st->pfd));
+	n = poll(st->pfd, nfd + ntfd, timeout_ms < 100 ? timeout_ms : 100);
 	if (n < 0 && errno != EINTR)
 		return read_err(s, -errno);
 	return 0;
@@ -230,6 +261,7 @@ static int stream_serve(struct sink *s, const struct req *r)
 	err = read_round(st, true);
 	if (err)
 		return read_err(s, err);
+	snprintf(s->done_path, sizeof(s->done_path), "%s", s->out->path);
 	err = out_close(s->out, 0, NULL);
 	if (err)
 		return err;
@@ -238,6 +270,11 @@ static int stream_serve(struct sink *s, const struct req *r)
 	if (!err && !s->o->quiet)
 		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", path);
 	return err;
+}
+
+static u64 stream_progress(struct sink *s)
+{
+	return out_bytes(s->out);
 }
 
 static void stream_finish(struct sink *s, bool keep)
@@ -256,6 +293,8 @@ static void stream_finish(struct sink *s, bool keep)
 
 static void stream_free(struct sink *s)
 {
+	sideband_free(&((struct stream *)s)->sb);
+	free(((struct stream *)s)->pfd);
 	free(s);
 }
 
@@ -265,6 +304,7 @@ static const struct sink_ops stream_ops = {
 	.wait = stream_wait,
 	.read = stream_read,
 	.serve = stream_serve,
+	.progress = stream_progress,
 	.finish = stream_finish,
 	.free = stream_free,
 };
@@ -279,19 +319,6 @@ struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
 	st->s = (struct sink){
 		.ops = &stream_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
 	};
-	/* the threads that exist now; a command's are seen as it starts */
-	if (!o->workload) {
-		struct synth_result res = { 0 };
-		int err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
-					el->id_hdr, synth, &res);
-
-		if (err)
-			fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
-		if (o->verbose)
-			fprintf(stderr, "perf-ring record: synthesized %llu threads of %llu processes "
-				"on %d threads in %.1f ms\n",
-				(unsigned long long)res.nr_threads,
-				(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6);
-	}
+	sideband_init(&st->sb, el->sample_type, SIDEBAND_MAX);
 	return &st->s;
 }

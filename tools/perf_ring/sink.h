@@ -27,12 +27,17 @@ struct sink_ops {
 	int (*start)(struct sink *s);
 	/* The targets run now. */
 	void (*running)(struct sink *s);
-	/* Until there is something to read or a tick passed; a signal cuts it short. */
-	int (*wait)(struct sink *s);
+	/*
+	 * Until there is something to read, one of the triggers' fds is
+	 * readable, or timeout_ms passed; a signal cuts it short.
+	 */
+	int (*wait)(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms);
 	/* Read what is due, keep the metadata fresh. */
 	int (*read)(struct sink *s);
-	/* Serve a request: REQ_SWITCH. */
+	/* Serve a request: REQ_SWITCH; done_path names the file it finished. */
 	int (*serve)(struct sink *s, const struct req *r);
+	/* Bytes recorded since the last switch, for --switch-output=SIZE. */
+	u64 (*progress)(struct sink *s);
 	/* The end, the events disabled: save what the buffers hold when keep. */
 	void (*finish)(struct sink *s, bool keep);
 	void (*free)(struct sink *s);
@@ -45,6 +50,7 @@ struct sink {
 	struct out_file *out;
 	const struct pbuf *synth;	/* what every file starts with */
 	struct workload *wl;		/* the command, NULL without one */
+	char done_path[4096];		/* the file the last switch finished */
 	/* for the summary, over the run */
 	bool snapshots;			/* files are snapshots; overwritten is counted */
 	u64 lost;			/* records the kernel dropped */
@@ -53,10 +59,6 @@ struct sink {
 	u64 unique;			/* distinct samples over the snapshots */
 };
 
-/*
- * Streaming.  With -a or -p it synthesizes the existing threads here, into
- * synth, before anything is recorded.
- */
 struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth, struct workload *wl);
 struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,

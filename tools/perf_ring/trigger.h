@@ -4,45 +4,96 @@
  * the record loop serves.  A trigger does not know what a request does to
  * files or buffers: that is the sink's business (sink.h).
  *
- * Sources today: SIGUSR2 (a switch, with --switch-output=signal) and
- * SIGINT/SIGTERM/SIGHUP (stop).
+ *   SIGUSR2                 switch (--switch-output=signal)
+ *   SIGINT, SIGTERM, SIGHUP stop
+ *   timer                   switch every --switch-output=TIME
+ *   size                    switch once the sink's progress reaches
+ *                           --switch-output=SIZE
+ *   control fd or fifo      enable, disable, snapshot (a switch), stop,
+ *                           ping; each is acknowledged on the ack fd
+ *   event                   switch when --switch-output-event's event
+ *                           writes a sample into its own buffers: read
+ *                           here, at once, with no signal in between
+ *
+ * A switch is served --snapshot-delay after it was asked for, and switches
+ * asked for closer together than --snapshot-min-interval are merged into
+ * one (and counted).
  */
 #ifndef PERF_RING_TRIGGER_H
 #define PERF_RING_TRIGGER_H
 
+#include <poll.h>
 #include <stdbool.h>
+#include "cmdline.h"
+#include "ring.h"
 #include "util.h"
 
 enum req_kind {
 	REQ_SWITCH,		/* streaming: the next file; flight recorder: a snapshot */
 	REQ_STOP,		/* end the recording */
+	REQ_ENABLE,		/* enable the events */
+	REQ_DISABLE,		/* disable them */
 };
 
 struct req {
 	enum req_kind kind;
 	const char *from;	/* the source, for messages */
 	u64 ns;			/* when the source saw it (CLOCK_MONOTONIC) */
+	u64 due;		/* when to serve it */
+	int acks;		/* control commands it answers */
 };
 
 #define REQ_QUEUE 32
 
 struct triggers {
 	struct req q[REQ_QUEUE];
-	unsigned int head, tail;
-	u64 dropped;		/* requests that found the queue full */
-	bool on_signal;		/* --switch-output=signal */
+	int nq;
+	bool on_signal;
 	bool stop_queued;
+	u64 time_ns, next_time;	/* timer */
+	u64 size;		/* size: switch at this progress */
+	bool size_queued;
+	u64 delay_ns, min_interval_ns;
+	u64 last_switch_ns;	/* when the last switch was served */
+	char last_path[4096];	/* and the file it finished */
+	int ctl_fd, ack_fd;	/* control: -1 when none */
+	bool ctl_fifo;		/* opened here (closed at the end) */
+	char line[256];		/* a partial command */
+	size_t line_len;
+	bool line_long;		/* the current line did not fit: refused */
+	struct ring *ev_rings;	/* --switch-output-event's buffers */
+	int nev_rings;
+	char *ev_buf;
+	/* counts for the summary */
+	u64 switches, merged, dropped, bad_cmds, events;
 };
 
-/* Install the signal handlers; SIGUSR2 asks for a switch when on_signal. */
-void triggers_init(struct triggers *t, bool on_signal);
-/* Turn what the sources saw since the last call into requests. */
-void triggers_poll(struct triggers *t);
-/* The oldest request, false when there is none. */
+/* Signal handlers and the sources the options ask for; -errno with a message kept (fail.h). */
+int triggers_init(struct triggers *t, const struct record_opts *o);
+/* Watch the trigger events' buffers (evlist.h: trig_rings). */
+int triggers_watch(struct triggers *t, struct ring *rings, int n);
+/*
+ * Turn what the sources saw since the last call into requests.  progress
+ * is the sink's count of bytes since its last switch (for the size trigger).
+ */
+void triggers_poll(struct triggers *t, u64 progress);
+/* The oldest request that is due, false when there is none. */
 bool triggers_next(struct triggers *t, struct req *r);
+/* With stop: every request left, due or not. */
+bool triggers_drain(struct triggers *t, struct req *r);
+/* A request was served: err, and the file it finished (switch), for the acks. */
+void triggers_done(struct triggers *t, const struct req *r, int err, const char *path);
+/* How long until the next request falls due, in ms, at most max_ms. */
+int triggers_timeout(const struct triggers *t, int max_ms);
+/* The fds to wait on (the control fd, the event buffers); returns how many. */
+int triggers_pollfds(const struct triggers *t, struct pollfd *pfd, int max);
+void triggers_close(struct triggers *t);
 /* The signal that asked to stop, 0 if none did. */
 int triggers_stop_signal(void);
 /* A SIGCHLD arrived since the start. */
 bool triggers_child_exited(void);
+
+/* Parse one control command into *kind; -EINVAL if it is not one. */
+int ctl_parse(const char *line, enum req_kind *kind, bool *ping);
 
 #endif

@@ -111,7 +111,7 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	s->busy = true;
 	w->inflight++;
 	w->off += len;
-	w->out_bytes += len;
+	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by out_bytes() */
 	w->nwrites++;
 	if (w->use_uring) {
 		struct io_uring *ring = w->uring;

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh FUZZER SECONDS: replay every input in regressions/, then fuzz for
-# SECONDS from the recorder-made seed corpus (make-corpus.sh) plus the
-# regression inputs.  Prints the executions and crashes; exits non-zero on
+# run.sh FUZZER SECONDS [SEEDS REGRESSIONS]: replay every input in
+# REGRESSIONS (default regressions/), then fuzz for SECONDS from the seed
+# corpus (SEEDS, a directory of committed inputs; default: perf.data files
+# the recorder makes, make-corpus.sh) plus the regression inputs.  Prints the executions and crashes; exits non-zero on
 # any crash (the input is kept in the artifacts directory it names).
 #
 # Environment: FUZZ_WORK (default: the fuzzer's directory) holds corpus/
@@ -15,8 +16,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 FUZZER=${1:?usage: run.sh FUZZER SECONDS}
 SECONDS_=${2:-600}
-WORK=${FUZZ_WORK:-$(dirname "$FUZZER")}
-REG=$HERE/regressions
+SEEDS=${3:-}
+REG=${4:-$HERE/regressions}
+# the perf.data fuzzer works next to it; one with seeds of its own apart
+if [ -n "$SEEDS" ]; then
+	WORK=${FUZZ_WORK:-$(dirname "$FUZZER")/$(basename "$FUZZER").work}
+else
+	WORK=${FUZZ_WORK:-$(dirname "$FUZZER")}
+fi
 
 [ -x "$FUZZER" ] || pr_die "no fuzzer at $FUZZER"
 case $SECONDS_ in ''|*[!0-9]*) pr_die "bad FUZZ_SECONDS '$SECONDS_'";; esac
@@ -36,7 +43,9 @@ fi
 pr_log "fuzz: $nreg regression inputs replayed, no crash"
 
 # 2. Seeds from the recorder.
-if [ ! -d "$WORK/corpus" ] || [ -z "$(ls -A "$WORK/corpus" 2>/dev/null)" ]; then
+if [ -n "$SEEDS" ]; then
+	mkdir -p "$WORK/corpus" && cp "$SEEDS"/* "$WORK/corpus/" || pr_die "cannot copy the seeds in $SEEDS"
+elif [ ! -d "$WORK/corpus" ] || [ -z "$(ls -A "$WORK/corpus" 2>/dev/null)" ]; then
 	"$HERE/make-corpus.sh" "$WORK/corpus" || pr_die "cannot make the seed corpus"
 fi
 

@@ -469,4 +469,7 @@ else
 	nok "report --recover of a truncated file" "$(cat rec.err)"
 fi
 
+# the triggers: switches, snapshots, rotation, the control channel
+. "$HERE/e2e-triggers.sh"
+
 finish

@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end tests of the triggers (issue: snapshot triggers, rotation and
+# a control channel), sourced by e2e.sh: its helpers (ok, nok, skip,
+# check_file, expect_fail) and variables (PR, CL, HERE) are used here.
+#
+# Every file a trigger makes must decode alone, hold one contiguous run of
+# close(BASE + i) sequence numbers, and resolve comm and DSO for every
+# sample, also after a switch and for processes that have exited.
+
+TB=2000000		# BASE of the close(BASE + i) calls
+EV='raw_syscalls:sys_enter,cpu-clock'
+
+# resolved FILE: every sample names its command and DSO, and its symbol
+# where the DSO has symbols (the kernel, close-loop; not a stripped
+# /usr/bin/dash)
+UNRESOLVED='^ *:[0-9]+ |\(\[unknown\]\)|\[unknown\] \((\[kernel|.*/close-loop\))'
+resolved() {
+	perf script -i "$1" -F comm,ip,sym,dso 2>/dev/null >res.out
+	local n bad
+	n=$(wc -l <res.out)
+	bad=$(grep -c -E "$UNRESOLVED" res.out)
+	[ "$n" -gt 0 ] && [ "$bad" = 0 ] && return 0
+	echo "$bad of $n samples unresolved: $(grep -m2 -E "$UNRESOLVED" res.out)"
+	return 1
+}
+
+# trig_files WHAT COUNT FILES...: each file decodes alone (perf script,
+# report, --stats agreeing with perf-ring report), holds one contiguous
+# run of sequence numbers, the runs follow each other, and every sample
+# is resolved.  The newest file's run ends at the newest call, unless
+# NEWEST=0 (files taken while the command still ran).
+trig_files() {
+	local what=$1 count=$2 f last prev=-1 msg good=0 n=0 first lastseq
+	shift 2
+	for f in "$@"; do last=$f; done
+	for f in "$@"; do
+		n=$((n + 1))
+		check_file "$f" "$what: $(basename "$f")" lossy || continue
+		msg=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $TB "$count" \
+			$([ "$f" = "$last" ] && [ "${NEWEST:-1}" = 1 ] && echo --ends-at-newest))
+		if [ $? != 0 ]; then nok "$what: $(basename "$f") holds one contiguous run" "$msg"; continue; fi
+		read -r _ first _ lastseq _ <<<"$msg"
+		if [ "$lastseq" -lt "$prev" ]; then
+			nok "$what: $(basename "$f") comes after the file before it" "last $lastseq < $prev"; continue
+		fi
+		prev=$lastseq
+		msg=$(resolved "$f") || { nok "$what: $(basename "$f") resolves every sample" "$msg"; continue; }
+		good=$((good + 1))
+	done
+	if [ "$n" -gt 0 ] && [ $good = "$n" ]; then
+		ok "$what: $n files, each decodes alone, one contiguous run in order, the newest ends at the newest call, every sample resolved"
+	elif [ "$n" = 0 ]; then
+		nok "$what: files written" "none"
+	fi
+}
+
+# 1. --switch-output=signal|SIZE|TIME, streaming and flight recorder, -z or not
+for z in "" "-z"; do
+	for mode in stream flight; do
+		ow=; [ $mode = flight ] && ow=--overwrite
+		# signal
+		rm -f sw.data*
+		"$PR" record $ow $z -m 4M -e "$EV" --switch-output=signal -o sw.data -- \
+			"$CL" 1000000 $TB 2>sw.err &
+		pid=$!
+		for i in 1 2; do sleep 0.3; kill -USR2 $pid 2>/dev/null; done
+		wait $pid
+		rc=$?
+		if [ $rc != 0 ] || [ "$(ls sw.data.* 2>/dev/null | wc -l)" -lt 2 ]; then
+			nok "$mode $z --switch-output=signal" "exit $rc: $(tail -3 sw.err)"
+		else
+			trig_files "$mode $z --switch-output=signal" 1000000 sw.data.*
+		fi
+		# size: streaming counts the file's bytes (compressed with -z),
+		# the flight recorder what the kernel wrote since the last snapshot
+		size=4M
+		[ $mode$z = stream-z ] && size=256K
+		rm -f sw.data*
+		"$PR" record $ow $z -m 4M -e "$EV" --switch-output=$size -o sw.data -- \
+			"$CL" 300000 $TB 2>sw.err
+		rc=$?
+		nf=$(ls sw.data.* 2>/dev/null | wc -l)
+		if [ $rc != 0 ] || [ "$nf" -lt 2 ]; then
+			nok "$mode $z --switch-output=$size" "exit $rc, $nf files: $(tail -3 sw.err)"
+		else
+			trig_files "$mode $z --switch-output=$size" 300000 sw.data.*
+		fi
+	done
+done
+# time: one run each, it takes seconds
+for mode in stream flight; do
+	ow=; [ $mode = flight ] && ow=--overwrite
+	rm -f sw.data*
+	"$PR" record $ow -z -m 4M -e "$EV" --switch-output=1s -o sw.data -- \
+		sh -c "$CL 200000 $TB; sleep 2.5" 2>sw.err
+	rc=$?
+	nf=$(ls sw.data.* 2>/dev/null | wc -l)
+	if [ $rc = 0 ] && [ "$nf" -ge 3 ] && [ "$nf" -le 4 ]; then
+		ok "$mode -z --switch-output=1s: $nf files in a 2.5 s run"
+		# the files after the workload's last call hold no run: check the first
+		trig_files "$mode -z --switch-output=1s, the file with the calls" 200000 $(ls sw.data.* | head -1)
+	else
+		nok "$mode -z --switch-output=1s: 3 or 4 files in 2.5 s" "exit $rc, $nf files: $(tail -3 sw.err)"
+	fi
+done
+
+# --switch-output-event: the command runs close() 100,000 times, then
+# kill -0 (sys_enter_kill, the trigger), twice.  Each file taken at a
+# trigger holds one run that ends at the newest call before the trigger.
+for z in "" "-z"; do
+	for mode in stream flight; do
+		ow=; [ $mode = flight ] && ow=--overwrite
+		rm -f ev.data*
+		"$PR" record $ow $z -m 4M -e "$EV" --switch-output-event=syscalls:sys_enter_kill -o ev.data -- \
+			sh -c "$CL 100000 $TB; kill -0 \$\$; sleep 0.3; $CL 100000 $((TB + 1000000)); kill -0 \$\$; sleep 0.3" \
+			2>ev.err
+		rc=$?
+		set -- $(ls ev.data.* 2>/dev/null)
+		if [ $rc != 0 ] || [ $# != 3 ]; then
+			nok "$mode $z --switch-output-event" "exit $rc, $# files (want 3): $(tail -3 ev.err)"; continue
+		fi
+		a=$(perf script -i "$1" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $TB 100000 --ends-at-newest)
+		ra=$?
+		b=$(perf script -i "$2" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $((TB + 1000000)) 100000 --ends-at-newest)
+		rb=$?
+		if [ $ra = 0 ] && [ $rb = 0 ] && resolved "$1" >/dev/null && resolved "$2" >/dev/null &&
+		   grep -q -- '--switch-output-event: 2 events' ev.err; then
+			ok "$mode $z --switch-output-event: 2 events, 2 files, each ends at the newest call before its event ($a; $b)"
+		else
+			nok "$mode $z --switch-output-event: each file ends at the newest call before its event" \
+				"$a / $b / $(tail -2 ev.err)"
+		fi
+		check_file "$1" "$mode $z --switch-output-event: the first file" lossy
+	done
+done
+expect_fail "bad input --switch-output-event=nosuch:event" 1 "unknown event 'nosuch:event'" \
+	"$PR" record --switch-output-event=nosuch:event -e cpu-clock -o bi.data -- true
+
+# 2. --switch-max-files=3 with at least 10 switches leaves the 3 newest
+for mode in stream flight; do
+	ow=; [ $mode = flight ] && ow=--overwrite
+	rm -f mx.data*
+	"$PR" record $ow -v -m 1M -e raw_syscalls:sys_enter --switch-output=256K --switch-max-files=3 \
+		-o mx.data -- "$CL" 300000 $TB 2>mx.err
+	rc=$?
+	made=$(grep -c -E 'switched to|perf-ring: snapshot ' mx.err)
+	want=$(grep -oE '(switched to|snapshot) mx\.data\.[0-9-]+' mx.err | awk '{print $NF}' | tail -3 | sort)
+	have=$(ls mx.data.* 2>/dev/null | sort)
+	if [ $rc = 0 ] && [ "$made" -ge 10 ] && [ "$(echo "$have" | wc -l)" = 3 ] && [ "$have" = "$want" ]; then
+		ok "$mode --switch-max-files=3: $made files made, the 3 newest kept"
+	else
+		nok "$mode --switch-max-files=3" "exit $rc, $made made; have: $(echo $have); want: $(echo $want)"
+	fi
+done
+
+# 3. the control channel
+ctl_session() {	# MODE Z: 5 snapshots asked for with perf-ring ctl
+	local mode=$1 z=$2 ow= acks=0 files
+	[ $mode = flight ] && ow=--overwrite
+	rm -f ct.data* ctl ack
+	mkfifo ctl ack
+	"$PR" record $ow $z -m 4M -e "$EV" --control=fifo:ctl,ack -o ct.data -- \
+		"$CL" 3000000 $TB 2>ct.err &
+	pid=$!
+	sleep 0.3
+	files=
+	for i in 1 2 3 4 5; do
+		f=$("$PR" ctl -t 10 ctl,ack snapshot 2>>ct.err) && [ -f "$f" ] && acks=$((acks + 1)) &&
+			files="$files $f"
+		sleep 0.1
+	done
+	"$PR" ctl -t 10 ctl,ack stop >/dev/null 2>>ct.err
+	wait $pid
+	rc=$?
+	local nf n
+	nf=$(ls ct.data* | wc -l)
+	n=$(sed -n 's/.*perf-ring record: \([0-9]*\) snapshots.*/\1/p' ct.err)
+	if [ $mode = flight ] && [ $rc = 0 ] && [ $acks = 5 ] && [ "$nf" = 6 ] && [ "$n" = 6 ]; then
+		ok "flight $z --control: 5 snapshots asked for, 5 acks naming 5 files, 6 with the final one, summary says 6"
+	elif [ $mode = stream ] && [ $rc = 0 ] && [ $acks = 5 ] && [ "$nf" = 6 ] &&
+	     grep -q "perf-ring record: 6 files" ct.err; then
+		ok "stream $z --control: 5 snapshots switched the file 5 times, 5 acks naming the closed files"
+	else
+		nok "$mode $z --control: 5 snapshots" "exit $rc, $acks acks, $nf files, summary '$n': $(tail -3 ct.err)"
+	fi
+	NEWEST=0 trig_files "$mode $z --control snapshot" 3000000 $files
+}
+for z in "" "-z"; do
+	ctl_session flight "$z"
+	ctl_session stream "$z"
+done
+
+# a bad command: an error on the ack fifo, nothing changes, the next is served
+rm -f ct.data* ctl ack
+mkfifo ctl ack
+"$PR" record --overwrite -m 1M -e "$EV" --control=fifo:ctl,ack -o ct.data -- \
+	"$CL" 3000000 $TB 2>ct.err &
+pid=$!
+sleep 0.3
+exec 7<>ack
+printf 'snapshot now please\n' >ctl
+read -r -t 5 -u 7 reply1
+printf '%0300d\n' 0 >ctl
+read -r -t 5 -u 7 reply2
+f=$("$PR" ctl -t 10 ctl,ack snapshot 2>&1)
+"$PR" ctl ctl,ack stop >/dev/null 2>&1
+wait $pid
+rc=$?
+exec 7<&-
+case "$reply1|$reply2" in
+"error: unknown command 'snapshot now please'"*"|error: command longer than"*)
+	if [ $rc = 0 ] && [ -f "$f" ] && [ "$(ls ct.data* | wc -l)" = 2 ] && grep -q '2 bad control commands' ct.err; then
+		ok "--control: a malformed and an overlong command get an error ack, change nothing, the next command is served"
+	else
+		nok "--control: after bad commands" "exit $rc, snapshot '$f', files $(ls ct.data* | wc -l): $(tail -2 ct.err)"
+	fi ;;
+*) nok "--control: bad commands get an error ack" "got '$reply1' and '$reply2'" ;;
+esac
+
+# a control fifo whose writer went away: no end, no spin, the next writer is served
+rm -f ct.data* ctl ack
+mkfifo ctl ack
+"$PR" record --overwrite -m 1M -e cpu-clock --control=fifo:ctl,ack -o ct.data -- sleep 2.5 2>ct.err &
+pid=$!
+sleep 0.3
+exec 8>ctl; exec 8>&-		# a writer comes and goes
+sleep 1
+t=$(awk '{print $14 + $15}' /proc/$pid/stat 2>/dev/null)
+f=$("$PR" ctl -t 10 ctl,ack snapshot 2>&1)
+wait $pid
+rc=$?
+hz=$(getconf CLK_TCK)
+if [ $rc = 0 ] && [ -f "$f" ] && [ -n "$t" ] && [ "$t" -lt $((hz / 5)) ]; then
+	ok "--control: a writer that went away ends nothing and spins nothing ($t ticks of CPU in 1.3 s); the next is served"
+else
+	nok "--control: a writer that went away" "exit $rc, snapshot '$f', CPU ticks '$t': $(tail -2 ct.err)"
+fi
+
+# --control=fd: with perf's fd form
+rm -f ct.data* ctl ack
+mkfifo ctl ack
+exec 5<>ctl 6<>ack
+"$PR" record --overwrite -m 1M -e cpu-clock --control=fd:5,6 -o ct.data -- sleep 1.5 2>ct.err &
+pid=$!
+sleep 0.3
+echo snapshot >&5
+read -r -t 5 -u 6 reply
+wait $pid
+rc=$?
+exec 5<&- 6<&-
+f=${reply#ack }
+if [ $rc = 0 ] && [ -f "$f" ] && [ "$(ls ct.data* | wc -l)" = 2 ]; then
+	ok "--control=fd:5,6: snapshot acked with its file ($f)"
+else
+	nok "--control=fd:5,6" "exit $rc, reply '$reply': $(tail -2 ct.err)"
+fi
+
+# 4. --snapshot-delay and --snapshot-min-interval
+rm -f dl.data* ctl ack
+mkfifo ctl ack
+"$PR" record --overwrite -v -m 4M -e "$EV" --control=fifo:ctl,ack --snapshot-delay=300 \
+	--snapshot-min-interval=1000 -o dl.data -- "$CL" 3000000 $TB 2>dl.err &
+pid=$!
+sleep 0.3
+t0=$(date +%s%N)
+f1=$("$PR" ctl ctl,ack snapshot)
+t1=$(date +%s%N)
+f2=$("$PR" ctl ctl,ack snapshot)
+f3=$("$PR" ctl ctl,ack snapshot)
+"$PR" ctl ctl,ack stop >/dev/null
+wait $pid
+rc=$?
+ms=$(( (t1 - t0) / 1000000 ))
+if [ $rc = 0 ] && [ "$ms" -ge 300 ] && [ -f "$f1" ] && [ "$f1" = "$f2" ] && [ "$f2" = "$f3" ] &&
+   grep -q '2 merged' dl.err; then
+	ok "--snapshot-delay=300: acked after $ms ms; --snapshot-min-interval=1000: 3 requests, 1 snapshot, 2 merged and counted"
+else
+	nok "--snapshot-delay, --snapshot-min-interval" "exit $rc, $ms ms, files '$f1' '$f2' '$f3': $(tail -3 dl.err)"
+fi
+[ -f "$f1" ] && NEWEST=0 trig_files "--snapshot-delay=300" 3000000 "$f1"
+
+# 5. a snapshot holds a process that started and exited before it,
+# resolved by name and DSO (its COMM and MMAP2 were overwritten in the
+# buffer long before; the side-band store keeps them)
+rm -f ex.data* ctl ack
+mkfifo ctl ack
+"$PR" record --overwrite -m 64K -e "$EV" --control=fifo:ctl,ack -o ex.data -- \
+	sh -c "$CL 200000 $TB; sleep 1.5" 2>ex.err &
+pid=$!
+for i in $(seq 50); do pgrep -x close-loop >/dev/null && break; sleep 0.05; done
+while pgrep -x close-loop >/dev/null; do sleep 0.05; done
+sleep 0.2
+f=$("$PR" ctl -t 10 ctl,ack snapshot)
+wait $pid
+if [ -f "$f" ] && perf script -i "$f" -F comm 2>/dev/null | grep -q close-loop &&
+   msg=$(resolved "$f"); then
+	ok "a snapshot after close-loop exited names it and its DSOs ($(grep -c close-loop res.out) samples)"
+else
+	nok "a snapshot after close-loop exited resolves it" "${msg:-no close-loop samples}: $(tail -2 ex.err)"
+fi
+
+# 6. bad input: a clear error and a non-zero exit before anything is recorded
+for bad in "--switch-output=10X|expected signal, a size" "--switch-output=0s|expected signal, a size" \
+	   "--switch-output=-5M|expected signal, a size" \
+	   "--control=fifo:nonexistent-fifo|cannot open the control fifo" \
+	   "--control=pipe:x|expected fifo:CTL" "--control=fd:99|fd 99 is not open" \
+	   "--switch-max-files=3|--switch-max-files needs --switch-output"; do
+	opt=${bad%%|*}
+	rm -f bi.data*
+	expect_fail "bad input $opt" 1 "${bad#*|}" "$PR" record $opt -e cpu-clock -o bi.data -- true
+	[ -e bi.data ] && nok "bad input $opt: no file" "bi.data exists"
+done
+touch notafifo
+expect_fail "bad input --control=fifo:FILE" 1 "is not a fifo" \
+	"$PR" record --control=fifo:notafifo -e cpu-clock -o bi.data -- true
+expect_fail "perf-ring ctl: no recorder" 1 "no recorder is listening" "$PR" ctl ctl,ack snapshot
+expect_fail "perf-ring ctl: unknown command" 1 "unknown command 'shapshot'" "$PR" ctl ctl,ack shapshot
+rm -f ctl ack notafifo
