@@ -12,10 +12,12 @@
 enum {
 	OPT_MMAP_FLUSH = 1000, OPT_AIO, OPT_NO_AIO, OPT_OVERWRITE,
 	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
+	OPT_FILTER,
 };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "count", required_argument, NULL, 'c' },
@@ -46,7 +48,10 @@ void record_usage(FILE *f)
 "       perf-ring record [options] -a | -p PID\n"
 "\n"
 "  -e, --event EVENTS        tracepoints (sys:name, globs), cpu-clock, task-clock,\n"
-"                            page-faults, context-switches, dummy, hardware events\n"
+"                            page-faults, context-switches, dummy, hardware events;\n"
+"                            modifiers (:u, :k, :h, :p...), pmu/config=N,period=N/,\n"
+"                            mem:ADDR[/LEN][:rwx] breakpoints, groups {a,b}\n"
+"      --filter FILTER       tracepoint filter for the tracepoints of the -e before it\n"
 "  -o, --output FILE         output file (default perf.data)\n"
 "  -m, --mmap-pages N|SIZE   ring buffer per CPU: pages, or size with B/K/M/G\n"
 "  -c, --count N             sample period\n"
@@ -125,6 +130,13 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 				return ret;
 			}
 			events_given = true;
+			break;
+		case OPT_FILTER:
+			ret = events_add_filter(&o->events, arg, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "perf-ring record: %s\n", err);
+				return ret;
+			}
 			break;
 		case 'o':
 			o->output = arg;
@@ -239,6 +251,11 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			fprintf(stderr, "perf-ring record: %s\n", err);
 			return ret;
 		}
+	}
+	ret = events_unapplied(&o->events, EVENTS_OPENER_APPLIES, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "perf-ring record: %s\n", err);
+		return ret;
 	}
 
 	/* buffer size: pages (perf's unit) or a size with a suffix */

@@ -76,6 +76,17 @@ struct pf_event {
 	int nr_ids;
 	char tp_sys[64];	/* set for tracepoints */
 	char tp_name[128];
+	/*
+	 * Set by events_parse() for the event opener (see events.h):
+	 * group_leader is the index in the event list of the leader of
+	 * this event's group ({a,b}), its own index for the leader, -1
+	 * outside a group; nr_members, on a leader, the size of its group.
+	 */
+	int group_leader;
+	int nr_members;
+	char *filter;		/* --filter, for PERF_EVENT_IOC_SET_FILTER */
+	u64 term_period;	/* the period= and freq= terms, 0 if not given */
+	u64 term_freq;
 };
 
 struct pf_comp_info {
