@@ -1093,6 +1093,33 @@ int events_leader(const struct pf_event *evs, int i)
 	return g >= 0 && g != i ? g : -1;
 }
 
+static bool group_leader(const struct pf_event *evs, int i)
+{
+	return evs[i].group_leader == i && evs[i].nr_members > 1;
+}
+
+int events_nr_groups(const struct pf_event *evs, int nr)
+{
+	int n = 0;
+
+	for (int i = 0; i < nr; i++)
+		n += group_leader(evs, i);
+	return n;
+}
+
+/* u32 nr_groups, then per group: name (perf string), u32 leader index, u32 members */
+void events_group_desc(const struct pf_event *evs, int nr, struct pbuf *b)
+{
+	pbuf_u32(b, events_nr_groups(evs, nr));
+	for (int i = 0; i < nr; i++) {
+		if (!group_leader(evs, i))
+			continue;
+		pbuf_pstr(b, "{anon_group}");	/* perf's name for a group without one */
+		pbuf_u32(b, i);
+		pbuf_u32(b, evs[i].nr_members);
+	}
+}
+
 int events_apply_filter(int fd, const struct pf_event *e, char *err, size_t errlen)
 {
 	int en;

@@ -56,6 +56,13 @@ int events_add_filter(struct ev_list *l, const char *filter, char *err, size_t e
 #define EVENTS_OPENER_APPLIES	0u
 
 int events_leader(const struct pf_event *evs, int i);
+/*
+ * The HEADER_GROUP_DESC feature (bit 14) as perf writes it, for files
+ * with groups of more than one event (events_nr_groups() > 0): without
+ * it perf reads the events as ungrouped.
+ */
+int events_nr_groups(const struct pf_event *evs, int nr);
+void events_group_desc(const struct pf_event *evs, int nr, struct pbuf *b);
 int events_apply_filter(int fd, const struct pf_event *e, char *err, size_t errlen);
 void events_finish_attr(struct pf_event *e, bool user_period);
 int events_unapplied(const struct ev_list *l, unsigned int applied, char *err, size_t errlen);

@@ -338,6 +338,32 @@ static int test_finish_attr(void)
 	return 0;
 }
 
+static int test_group_desc(void)
+{
+	struct pbuf b = { 0 };
+	u32 v[64];
+
+	CHECK(parse("page-faults,{cpu-clock,task-clock},{cs},{sched:*}") == 0, "%s", err);
+	CHECK(events_nr_groups(L.ev, L.nr) == 2, "groups of one do not count: %d",
+	      events_nr_groups(L.ev, L.nr));
+	events_group_desc(L.ev, L.nr, &b);
+	/* 2, then per group: the name as a perf string (u32 length, padded), leader, members */
+	CHECK(b.len >= 4 && b.len <= sizeof(v), "size %zu", b.len);
+	memcpy(v, b.p, b.len);
+	{
+		u32 n = v[1] / 4;
+
+		CHECK(v[0] == 2 && v[1] % 8 == 0 && v[1] >= 13 && !memcmp(&v[2], "{anon_group}", 13),
+		      "first name");
+		CHECK(b.len == 4 + 2 * (4 + v[1] + 8), "size %zu", b.len);
+		CHECK(v[2 + n] == 1 && v[3 + n] == 2, "cpu-clock leads 2: %u %u", v[2 + n], v[3 + n]);
+		CHECK(v[4 + n] == v[1] && v[5 + 2 * n] == 4 && v[6 + 2 * n] == 2,
+		      "sched:* at 4 leads 2");
+	}
+	pbuf_free(&b);
+	return 0;
+}
+
 /* A real tracepoint: the kernel takes a good filter and refuses a bad one. */
 static int test_apply_filter_on_a_real_event(void)
 {
@@ -397,6 +423,7 @@ int main(void)
 	tap_run("--filter applies to the tracepoints of the -e before it", test_filter_follows_its_event);
 	tap_run("what the opener does not apply yet is refused", test_unapplied_features_are_refused);
 	tap_run("events_finish_attr: terms and breakpoint periods", test_finish_attr);
+	tap_run("HEADER_GROUP_DESC as perf writes it", test_group_desc);
 	tap_run("events_apply_filter on a real tracepoint", test_apply_filter_on_a_real_event);
 	{
 		char cmd[600];
