@@ -57,7 +57,7 @@ int events_add_filter(struct ev_list *l, const char *filter, char *err, size_t e
 
 int events_leader(const struct pf_event *evs, int i);
 /*
- * The HEADER_GROUP_DESC feature (bit 14) as perf writes it, for files
+ * The HEADER_GROUP_DESC feature (bit 17) as perf writes it, for files
  * with groups of more than one event (events_nr_groups() > 0): without
  * it perf reads the events as ungrouped.
  */
