@@ -252,7 +252,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			return ret;
 		}
 	}
-	ret = events_unapplied(&o->events, EVENTS_OPENER_APPLIES, err, sizeof(err));
+	ret = events_unapplied(&o->events, EVENTS_OPENER_APPLIES, o->period || o->freq,
+			       err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "perf-ring record: %s\n", err);
 		return ret;

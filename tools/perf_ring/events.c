@@ -1153,7 +1153,8 @@ void events_finish_attr(struct pf_event *e, bool user_period)
 	}
 }
 
-int events_unapplied(const struct ev_list *l, unsigned int applied, char *err, size_t errlen)
+int events_unapplied(const struct ev_list *l, unsigned int applied, bool user_period,
+		     char *err, size_t errlen)
 {
 	for (int i = 0; i < l->nr; i++) {
 		const struct pf_event *e = &l->ev[i];
@@ -1166,6 +1167,13 @@ int events_unapplied(const struct ev_list *l, unsigned int applied, char *err, s
 			what = "tracepoint filters (--filter)";
 		else if (!(applied & EV_OPENER_TERMS) && (e->term_period || e->term_freq))
 			what = "the period= and freq= terms";
+		if (!what && !(applied & EV_OPENER_TERMS) && e->attr.type == PERF_TYPE_BREAKPOINT &&
+		    !user_period) {
+			snprintf(err, errlen, "%s: a breakpoint samples every hit, but this perf-ring "
+				 "does not set that period when it opens the events yet; give -c 1",
+				 e->name);
+			return -EOPNOTSUPP;
+		}
 		if (what) {
 			snprintf(err, errlen, "%s: %s are parsed, but this perf-ring does not "
 				 "apply them when it opens the events yet", e->name, what);

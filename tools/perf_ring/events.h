@@ -48,7 +48,8 @@ int events_add_filter(struct ev_list *l, const char *filter, char *err, size_t e
  *
  * EVENTS_OPENER_APPLIES lists what the opener does; until it does all
  * three, events_unapplied() refuses the events that need the rest, so that
- * nothing is recorded differently from what was asked.
+ * nothing is recorded differently from what was asked (user_period: -c or
+ * -F was given).
  */
 #define EV_OPENER_GROUPS	1u
 #define EV_OPENER_FILTERS	2u
@@ -65,7 +66,8 @@ int events_nr_groups(const struct pf_event *evs, int nr);
 void events_group_desc(const struct pf_event *evs, int nr, struct pbuf *b);
 int events_apply_filter(int fd, const struct pf_event *e, char *err, size_t errlen);
 void events_finish_attr(struct pf_event *e, bool user_period);
-int events_unapplied(const struct ev_list *l, unsigned int applied, char *err, size_t errlen);
+int events_unapplied(const struct ev_list *l, unsigned int applied, bool user_period,
+		     char *err, size_t errlen);
 
 bool hw_pmu_present(void);
 /* Message for a failed perf_event_open() of e. */

@@ -295,18 +295,22 @@ static int test_filter_follows_its_event(void)
 static int test_unapplied_features_are_refused(void)
 {
 	CHECK(parse("{cpu-clock,task-clock}") == 0, "%s", err);
-	CHECK(events_unapplied(&L, 0, err, sizeof(err)) == -EOPNOTSUPP && strstr(err, "groups"),
+	CHECK(events_unapplied(&L, 0, false, err, sizeof(err)) == -EOPNOTSUPP && strstr(err, "groups"),
 	      "%s", err);
-	CHECK(events_unapplied(&L, EV_OPENER_GROUPS, err, sizeof(err)) == 0, "applied");
-	CHECK(parse("{cpu-clock}") == 0 && events_unapplied(&L, 0, err, sizeof(err)) == 0,
+	CHECK(events_unapplied(&L, EV_OPENER_GROUPS, false, err, sizeof(err)) == 0, "applied");
+	CHECK(parse("{cpu-clock}") == 0 && events_unapplied(&L, 0, false, err, sizeof(err)) == 0,
 	      "a group of one is no group");
 	CHECK(parse("software/config=0,freq=10/") == 0, "%s", err);
-	CHECK(events_unapplied(&L, EV_OPENER_GROUPS | EV_OPENER_FILTERS, err, sizeof(err)) < 0 &&
+	CHECK(events_unapplied(&L, EV_OPENER_GROUPS | EV_OPENER_FILTERS, false, err, sizeof(err)) < 0 &&
 	      strstr(err, "freq="), "%s", err);
 	CHECK(parse("sched:sched_switch") == 0 &&
 	      events_add_filter(&L, "prev_pid == 1", err, sizeof(err)) == 0, "%s", err);
-	CHECK(events_unapplied(&L, EV_OPENER_GROUPS | EV_OPENER_TERMS, err, sizeof(err)) < 0 &&
+	CHECK(events_unapplied(&L, EV_OPENER_GROUPS | EV_OPENER_TERMS, false, err, sizeof(err)) < 0 &&
 	      strstr(err, "--filter"), "%s", err);
+	CHECK(parse("mem:0x1000:w") == 0, "%s", err);
+	CHECK(events_unapplied(&L, 0, false, err, sizeof(err)) < 0 && strstr(err, "-c 1"), "%s", err);
+	CHECK(events_unapplied(&L, 0, true, err, sizeof(err)) == 0, "with -c: %s", err);
+	CHECK(events_unapplied(&L, EV_OPENER_TERMS, false, err, sizeof(err)) == 0, "applied: %s", err);
 	return 0;
 }
 
