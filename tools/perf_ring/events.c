@@ -231,7 +231,7 @@ static int add_event(struct ps *p, const struct pf_event *proto)
 	if (!p->in_group) {
 		for (int i = 0; i < l->nr; i++) {
 			if (l->ev[i].group_leader < 0 && same_event(&l->ev[i], &e)) {
-				l->spec[i] = p->spec;
+				l->spec[i] = p->spec;	/* first_spec stays */
 				return 0;
 			}
 		}
@@ -240,6 +240,7 @@ static int add_event(struct ps *p, const struct pf_event *proto)
 		return fail(p, -E2BIG, "%s: too many events (max %d)", e.name, MAX_EVENTS);
 	n = &l->ev[l->nr];
 	*n = e;
+	l->first_spec[l->nr] = p->spec;
 	l->spec[l->nr++] = p->spec;
 	return 0;
 }
@@ -1027,6 +1028,9 @@ static int check_filter(struct ps *p, const struct pf_event *e, const char *f)
 				free(fields);
 				return ret;
 			}
+		} else if (isdigit((unsigned char)*s)) {
+			while (isalnum((unsigned char)*s))	/* 12, 0x3c */
+				s++;
 		} else {
 			if (*s == '(')
 				depth++;
@@ -1066,6 +1070,22 @@ int events_add_filter(struct ev_list *l, const char *filter, char *err, size_t e
 	if (!n)
 		return fail(&p, -EINVAL, "--filter '%s' must follow a -e that names tracepoints",
 			    filter);
+	/*
+	 * An event an earlier -e named too was kept once (add_event()); perf
+	 * would record it twice, once without this filter.  So do that.
+	 */
+	for (int i = 0, nr = l->nr; i < nr; i++) {
+		if (l->spec[i] != l->nr_specs || l->first_spec[i] == l->nr_specs)
+			continue;
+		if (l->nr >= MAX_EVENTS)
+			return fail(&p, -E2BIG, "%s: too many events (max %d)", l->ev[i].name,
+				    MAX_EVENTS);
+		l->ev[l->nr] = l->ev[i];
+		l->ev[l->nr].filter = NULL;	/* the earlier -e's filter stays with it */
+		l->spec[l->nr] = l->first_spec[l->nr] = l->nr_specs;
+		l->spec[i] = l->first_spec[i];
+		l->nr++;
+	}
 	for (int i = 0; i < l->nr; i++) {
 		struct pf_event *e = &l->ev[i];
 		char *nf;

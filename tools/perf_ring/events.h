@@ -15,9 +15,13 @@
 struct ev_list {
 	struct pf_event ev[MAX_EVENTS];
 	int nr;
-	/* for --filter: the events_parse() call that last named each event */
+	/*
+	 * For --filter: the events_parse() calls that first and last named
+	 * each event (an event named twice is kept once).
+	 */
 	int nr_specs;
 	int spec[MAX_EVENTS];
+	int first_spec[MAX_EVENTS];
 };
 
 /*

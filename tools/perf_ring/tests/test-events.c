@@ -284,8 +284,22 @@ static int test_filter_follows_its_event(void)
 	      "generic fields: %s", err);
 	CHECK(events_parse("sched:*", &L, err, sizeof(err)) == 0, "%s", err);
 	CHECK(events_add_filter(&L, "common_pid == 7", err, sizeof(err)) == 0, "%s", err);
-	CHECK(strstr(L.ev[1].filter, "common_pid == 7") && L.ev[2].filter &&
-	      !strcmp(L.ev[2].filter, "common_pid == 7"), "every match of the last -e");
+	CHECK(L.nr == 4 && !strstr(L.ev[1].filter, "common_pid == 7") &&
+	      L.ev[2].filter && !strcmp(L.ev[2].filter, "common_pid == 7") &&
+	      L.ev[3].attr.config == 316 && !strcmp(L.ev[3].filter, "common_pid == 7"),
+	      "every match of the last -e; sched_switch, filtered before, twice");
+	CHECK(events_add_filter(&L, "0x10 == common_pid && 12 != pid", err, sizeof(err)) == 0,
+	      "numbers are not fields: %s", err);
+	/* named again by a later -e and filtered there: recorded twice, as perf would */
+	memset(&L, 0, sizeof(L));
+	CHECK(events_parse("sched:sched_switch", &L, err, sizeof(err)) == 0, "%s", err);
+	CHECK(events_parse("sched:sched_switch", &L, err, sizeof(err)) == 0 && L.nr == 1, "kept once");
+	CHECK(events_add_filter(&L, "prev_pid == 1", err, sizeof(err)) == 0, "%s", err);
+	CHECK(L.nr == 2 && !L.ev[0].filter && L.ev[1].filter &&
+	      L.ev[1].attr.config == 316, "the first without, a copy with the filter");
+	CHECK(events_add_filter(&L, "next_pid == 2", err, sizeof(err)) == 0 && L.nr == 2 &&
+	      !L.ev[0].filter && !strcmp(L.ev[1].filter, "(prev_pid == 1) && (next_pid == 2)"),
+	      "a second filter ANDs onto the copy");
 	CHECK(events_parse("sched:sched_wakeup,cpu-clock", &L, err, sizeof(err)) == 0, "%s", err);
 	CHECK(events_add_filter(&L, "pid == 1", err, sizeof(err)) < 0 &&
 	      strstr(err, "cpu-clock is not a tracepoint"), "%s", err);
