@@ -1106,6 +1106,13 @@ int events_add_filter(struct ev_list *l, const char *filter, char *err, size_t e
 	return 0;
 }
 
+void events_free(struct ev_list *l)
+{
+	for (int i = 0; i < l->nr; i++)
+		free(l->ev[i].filter);
+	memset(l, 0, sizeof(*l));
+}
+
 int events_leader(const struct pf_event *evs, int i)
 {
 	int g = evs[i].group_leader;

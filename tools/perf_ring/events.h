@@ -73,6 +73,9 @@ void events_finish_attr(struct pf_event *e, bool user_period);
 int events_unapplied(const struct ev_list *l, unsigned int applied, bool user_period,
 		     char *err, size_t errlen);
 
+/* Free what events_parse() and events_add_filter() allocated; l is empty after. */
+void events_free(struct ev_list *l);
+
 bool hw_pmu_present(void);
 /* Message for a failed perf_event_open() of e. */
 void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t len);

@@ -84,7 +84,7 @@ static void make_tree(bool with_cpu)
 /* Parse spec into a fresh list: 0 or -errno, message in err. */
 static int parse(const char *spec)
 {
-	memset(&L, 0, sizeof(L));
+	events_free(&L);
 	err[0] = 0;
 	return events_parse(spec, &L, err, sizeof(err));
 }
@@ -262,7 +262,7 @@ static int test_same_event_twice_is_kept_once(void)
 
 static int test_filter_follows_its_event(void)
 {
-	memset(&L, 0, sizeof(L));
+	events_free(&L);
 	CHECK(events_add_filter(&L, "prev_pid == 1", err, sizeof(err)) < 0 &&
 	      strstr(err, "must follow a -e"), "%s", err);
 	CHECK(events_parse("cpu-clock", &L, err, sizeof(err)) == 0, "%s", err);
@@ -291,7 +291,7 @@ static int test_filter_follows_its_event(void)
 	CHECK(events_add_filter(&L, "0x10 == common_pid && 12 != pid", err, sizeof(err)) == 0,
 	      "numbers are not fields: %s", err);
 	/* named again by a later -e and filtered there: recorded twice, as perf would */
-	memset(&L, 0, sizeof(L));
+	events_free(&L);
 	CHECK(events_parse("sched:sched_switch", &L, err, sizeof(err)) == 0, "%s", err);
 	CHECK(events_parse("sched:sched_switch", &L, err, sizeof(err)) == 0 && L.nr == 1, "kept once");
 	CHECK(events_add_filter(&L, "prev_pid == 1", err, sizeof(err)) == 0, "%s", err);
@@ -443,6 +443,7 @@ int main(void)
 	tap_run("events_finish_attr: terms and breakpoint periods", test_finish_attr);
 	tap_run("HEADER_GROUP_DESC as perf writes it", test_group_desc);
 	tap_run("events_apply_filter on a real tracepoint", test_apply_filter_on_a_real_event);
+	events_free(&L);
 	{
 		char cmd[600];
 
