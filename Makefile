@@ -12,6 +12,7 @@
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
+#   make install [PREFIX=/usr/local]  perf-ring and its manual pages
 
 KERNEL ?= post
 TARGETS ?= perf_ring
@@ -32,12 +33,12 @@ endif
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check \
-	check run bench qemu-bench soak fuzz fuzz-smoke clean help
+	check run bench qemu-bench soak fuzz fuzz-smoke clean help install
 
 all: tools
 
 help:
-	$(Q)sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -83,6 +84,11 @@ tools-asan: deps
 
 tools-privileges: deps
 	$(Q)$(MAKE) -C tools/perf_ring privileges
+
+# perf-ring and man pages perf-ring-record(1), perf-ring-report(1) under
+# PREFIX (default /usr/local; DESTDIR is honoured)
+install: deps
+	$(Q)$(MAKE) -C tools/perf_ring install
 
 series: deps
 	$(Q)$(S)/series.sh $(WORKTREE)

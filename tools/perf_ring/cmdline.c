@@ -14,10 +14,12 @@ enum {
 	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
 	OPT_SWITCH_MAX_FILES, OPT_TIMESTAMP_FILENAME, OPT_CONTROL, OPT_SNAPSHOT_DELAY,
 	OPT_SNAPSHOT_MIN_INTERVAL, OPT_SWITCH_OUTPUT_EVENT,
+	OPT_FILTER,
 };
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "count", required_argument, NULL, 'c' },
@@ -54,7 +56,10 @@ void record_usage(FILE *f)
 "       perf-ring record [options] -a | -p PID\n"
 "\n"
 "  -e, --event EVENTS        tracepoints (sys:name, globs), cpu-clock, task-clock,\n"
-"                            page-faults, context-switches, dummy, hardware events\n"
+"                            page-faults, context-switches, dummy, hardware events;\n"
+"                            modifiers (:u, :k, :h, :p...), pmu/config=N,period=N/,\n"
+"                            mem:ADDR[/LEN][:rwx] breakpoints, groups {a,b}\n"
+"      --filter FILTER       tracepoint filter for the tracepoints of the -e before it\n"
 "  -o, --output FILE         output file (default perf.data)\n"
 "  -m, --mmap-pages N|SIZE   ring buffer per CPU: pages, or size with B/K/M/G\n"
 "  -c, --count N             sample period\n"
@@ -188,6 +193,13 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 				return ret;
 			}
 			events_given = true;
+			break;
+		case OPT_FILTER:
+			ret = events_add_filter(&o->events, arg, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "perf-ring record: %s\n", err);
+				return ret;
+			}
 			break;
 		case 'o':
 			o->output = arg;
@@ -345,6 +357,12 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "perf-ring record: --switch-max-files needs --switch-output "
 			"or --control: nothing would switch files\n");
 		return -EINVAL;
+	}
+	ret = events_unapplied(&o->events, EVENTS_OPENER_APPLIES, o->period || o->freq,
+			       err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "perf-ring record: %s\n", err);
+		return ret;
 	}
 
 	/* buffer size: pages (perf's unit) or a size with a suffix */

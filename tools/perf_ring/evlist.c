@@ -17,9 +17,9 @@
 #include "fail.h"
 #include "synth.h"
 
-static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
-	return syscall(__NR_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 static int paranoid_level(void)
@@ -142,6 +142,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 				wm = o->mmap_flush;
 			a->wakeup_watermark = wm;
 		}
+		/* period= and freq= terms win over -c/-F, as in perf */
+		events_finish_attr(&el->evs[i], o->period || o->freq);
 		/* the tracking event: the side-band one, else the first */
 		if (el->sb_ev >= 0 ? sb : i == 0) {
 			a->mmap = 1;
@@ -296,15 +298,19 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 		int ring_fd = -1, sb_fd = -1, trig_fd = -1;
 
 		for (int t = 0; t < el->nthr; t++) {
+			int lfd[MAX_EVENTS];	/* this CPU and thread's fds, for groups */
+
 			for (int e = 0; e < el->nev; e++) {
 				struct pf_event *ev = &el->evs[e];
-				int fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
+				int ld = events_leader(el->evs, e);
+				int gfd = ld >= 0 ? lfd[ld] : -1;
+				int fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 				u64 id;
 				char msg[400];
 				int err;
 
 				if (fd < 0 && user_only_fallback(ev, errno)) {
-					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c]);
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 					if (fd >= 0 && !o->quiet)
 						fprintf(stderr, "perf-ring record: perf_event_paranoid is %d: "
 							"recording %s in user space only\n",
@@ -313,14 +319,22 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 				if (fd < 0) {
 					int en = errno;
 
-					if (en == ESRCH && el->thr[t] > 0)
-						continue;	/* thread exited meanwhile */
+					if (en == ESRCH && el->thr[t] > 0) {
+						lfd[e] = -1;	/* thread exited meanwhile */
+						continue;
+					}
 					if (en == EACCES || en == EPERM)
 						open_denied_msg(ev, en, el->thr[t], msg, sizeof(msg));
 					else
 						events_open_error(ev, en, msg, sizeof(msg));
 					fail_set(-en, "%s (cpu %d)", msg, el->cpus[c]);
 					return -en;
+				}
+				lfd[e] = fd;
+				err = events_apply_filter(fd, ev, msg, sizeof(msg));
+				if (err) {
+					close(fd);
+					return fail_set(err, "%s (cpu %d)", msg, el->cpus[c]);
 				}
 				if (e == el->sb_ev)
 					err = sb_join(el, fd, &sb_fd, el->cpus[c]);

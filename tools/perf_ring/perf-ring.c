@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "version.h"
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
@@ -12,6 +14,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: perf-ring record [options] -- COMMAND | -a | -p PID\n"
 		   "       perf-ring report [-i FILE] [--decompress -o OUT]\n"
 		   "       perf-ring ctl [-t SECONDS] CTL[,ACK] COMMAND\n"
+		   "       perf-ring --version\n"
 		   "See 'perf-ring record --help'.\n");
 }
 
@@ -27,6 +30,10 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ctl"))
 		return cmd_ctl(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("perf-ring version %s\n", perf_ring_version);
+		return 0;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;

@@ -14,6 +14,7 @@
 #include <dirent.h>
 
 #include "perfdata.h"
+#include "events.h"
 #include "tracing.h"
 
 #define PF_NAME_ALIGN 64
@@ -291,6 +292,9 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 	switch (feat) {
 	case PF_FEAT_TRACING_DATA:
 		return tracing_data_build(evs, nr, meta->tracefs, b);
+	case PF_FEAT_GROUP_DESC:
+		events_group_desc(evs, nr, b);
+		break;
 	case PF_FEAT_HOSTNAME:
 		pbuf_pstr(b, u.nodename);
 		break;
@@ -365,7 +369,7 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		PF_FEAT_TRACING_DATA, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
 		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
 		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
-		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS,
+		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC,
 		PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED, PF_FEAT_PERF_RING,
 	};
 	struct pbuf body[ARRAY_SIZE(order)];
@@ -390,6 +394,8 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		if (f == PF_FEAT_SAMPLE_TIME && !meta->last_time)
 			continue;
 		if (f == PF_FEAT_PERF_RING && !meta->flight)
+			continue;
+		if (f == PF_FEAT_GROUP_DESC && !events_nr_groups(evs, nr))
 			continue;
 		err = build_feature(f, evs, nr, meta, &body[n]);
 		if (err) {

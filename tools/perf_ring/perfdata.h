@@ -35,6 +35,7 @@ enum pf_feature {
 	PF_FEAT_EVENT_DESC = 12,
 	PF_FEAT_CPU_TOPOLOGY = 13,
 	PF_FEAT_PMU_MAPPINGS = 16,
+	PF_FEAT_GROUP_DESC = 17,
 	PF_FEAT_SAMPLE_TIME = 21,
 	PF_FEAT_COMPRESSED = 27,
 	/*
@@ -76,6 +77,17 @@ struct pf_event {
 	int nr_ids;
 	char tp_sys[64];	/* set for tracepoints */
 	char tp_name[128];
+	/*
+	 * Set by events_parse() for the event opener (see events.h):
+	 * group_leader is the index in the event list of the leader of
+	 * this event's group ({a,b}), its own index for the leader, -1
+	 * outside a group; nr_members, on a leader, the size of its group.
+	 */
+	int group_leader;
+	int nr_members;
+	char *filter;		/* --filter, for PERF_EVENT_IOC_SET_FILTER */
+	u64 term_period;	/* the period= and freq= terms, 0 if not given */
+	u64 term_freq;
 };
 
 struct pf_comp_info {

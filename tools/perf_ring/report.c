@@ -256,9 +256,8 @@ static void print_summary(struct rep *r, const char *path)
 		       (unsigned long long)r->all.nr[t], 100.0 * r->all.nr[t] / r->all.total);
 	}
 	for (int e = 0; e < r->f.nr_evs; e++) {
-		/* as perf report --stats (skip_empty): events with no sample are left out */
 		if (!r->per_ev[e])
-			continue;
+			continue;	/* as perf report --stats (--skip-empty) */
 		printf("%s stats:\n", r->f.evs[e].name);
 		printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)r->per_ev[e]);
 	}

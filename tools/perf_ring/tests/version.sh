@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf-ring --version: the version git describe gave at build time, the
+# same from "perf-ring version", and the base version outside git.  TAP.
+#
+# usage: version.sh MAKEFILE   (PERF_RING names the binary)
+
+set -u
+PR=${PERF_RING:?}
+MK=${1:?Makefile}
+SRC=$(dirname "$MK")
+N=0
+FAIL=0
+
+check() {	# what, condition, detail on failure
+	N=$((N + 1))
+	if eval "$2"; then
+		echo "ok $N - $1"
+	else
+		FAIL=1
+		echo "not ok $N - $1"
+		echo "#   $3"
+	fi
+}
+
+want=$(make -s -f "$MK" print-version)
+a=$("$PR" --version)
+b=$("$PR" version)
+check "--version prints 'perf-ring version $want'" '[ "$a" = "perf-ring version $want" ]' "got '$a'"
+check "'perf-ring version' prints the same" '[ "$a" = "$b" ]' "got '$b'"
+if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+	h=$(git -C "$SRC" rev-parse --short HEAD)
+	check "built in git: the version names the commit ($h)" \
+		'case "$want" in *"$h"*) true ;; *) false ;; esac' "version '$want'"
+fi
+nogit=$(cd / && GIT_DIR=/nonexistent GIT_CEILING_DIRECTORIES=/ make -s -f "$(realpath "$MK")" print-version)
+check "outside git: the base version ('$nogit')" '[[ "$nogit" =~ ^[0-9]+\.[0-9]+$ ]]' "got '$nogit'"
+echo "1..$N"
+exit $FAIL
