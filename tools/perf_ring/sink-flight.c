@@ -95,10 +95,11 @@ static bool sample_exact(const struct evlist *el, const char *rec)
 
 /*
  * A snapshot: copy every CPU buffer (ring_bwd_snapshot), then keep one
- * complete window of time.  A buffer that has wrapped lost everything
- * before its oldest record; records of other CPUs older than that would
- * sit next to a hole, so the window starts at the newest of the oldest
- * timestamps of the wrapped buffers.
+ * complete window of time.  A buffer whose copy does not go back to its
+ * first record (it wrapped, or the writes during the copy made the oldest
+ * part untrusted) lost everything before its oldest record kept; records
+ * of other CPUs older than that would sit next to a hole, so the window
+ * starts at the newest of the oldest timestamps of those buffers.
  *
  * What was overwritten since the last snapshot: for events with a fixed
  * period, the counters say how many samples were written, exactly (see
@@ -155,8 +156,13 @@ static int take_snapshot(struct flight *fl, const char *path)
 			break;
 		}
 		fl->snap_head[i] = bs.head;
-		/* wrapped: more was written than the buffer holds */
-		if (0 - bs.head > sz && len[i] > 0) {
+		/*
+		 * The copy does not reach back to the first record written:
+		 * the buffer wrapped, or what the kernel wrote during the copy
+		 * (and the margin) made its oldest part untrusted.  Either way
+		 * its window starts at its oldest record kept.
+		 */
+		if (bs.bytes < 0 - bs.head && len[i] > 0) {
 			u64 t = 0;
 
 			for (long pos = 0; pos < len[i] && !t;) {
