@@ -14,7 +14,7 @@ enum {
 	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
 	OPT_SWITCH_MAX_FILES, OPT_TIMESTAMP_FILENAME, OPT_CONTROL, OPT_SNAPSHOT_DELAY,
 	OPT_SNAPSHOT_MIN_INTERVAL, OPT_SWITCH_OUTPUT_EVENT,
-	OPT_FILTER,
+	OPT_FILTER, OPT_NO_INHERIT,
 };
 
 static const struct option longopts[] = {
@@ -27,6 +27,9 @@ static const struct option longopts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "delay", required_argument, NULL, 'D' },
 	{ "compression-level", optional_argument, NULL, 'z' },
 	{ "mmap-flush", required_argument, NULL, OPT_MMAP_FLUSH },
 	{ "aio", optional_argument, NULL, OPT_AIO },
@@ -53,7 +56,7 @@ void record_usage(FILE *f)
 {
 	fprintf(f,
 "usage: perf-ring record [options] -- COMMAND [ARGS]\n"
-"       perf-ring record [options] -a | -p PID\n"
+"       perf-ring record [options] -a | -C CPUS | -p PID | -t TID [-- COMMAND [ARGS]]\n"
 "\n"
 "  -e, --event EVENTS        tracepoints (sys:name, globs), cpu-clock, task-clock,\n"
 "                            page-faults, context-switches, dummy, hardware events;\n"
@@ -65,8 +68,12 @@ void record_usage(FILE *f)
 "  -c, --count N             sample period\n"
 "  -F, --freq N              sample frequency (Hz) for non-tracepoint events\n"
 "  -a, --all-cpus            system wide\n"
-"  -C, --cpu LIST            only these CPUs (implies system wide without -p/CMD)\n"
+"  -C, --cpu LIST            every task on these CPUs\n"
 "  -p, --pid PID[,PID...]    existing processes\n"
+"  -t, --tid TID[,TID...]    existing threads\n"
+"      --no-inherit          tasks they create are not recorded\n"
+"  -D, --delay MS            enable the events MS ms after the command starts\n"
+"                            (-1: start disabled; --control enable)\n"
 "  -z, --compression-level[=N]  zstd, level 1..22 (default 1)\n"
 "      --mmap-flush SIZE     smallest chunk read from a buffer (max 1/4 buffer)\n"
 "      --aio[=N]             io_uring with N writes in flight (default 4)\n"
@@ -105,7 +112,7 @@ static int bad(const char *opt, const char *val, const char *why)
 	return -EINVAL;
 }
 
-static int add_pids(struct record_opts *o, const char *s)
+static int add_pids(struct record_opts *o, const char *s, const char *opt)
 {
 	char *dup = strdup(s), *save = NULL, *tok;
 
@@ -114,13 +121,13 @@ static int add_pids(struct record_opts *o, const char *s)
 
 		if (parse_long(tok, 1, 1 << 30, &v)) {
 			free(dup);
-			return bad("-p", s, "expected process ids");
+			return bad(opt, s, "expected process ids");
 		}
 		o->pids = realloc(o->pids, (o->npids + 1) * sizeof(*o->pids));
 		o->pids[o->npids++] = v;
 	}
 	free(dup);
-	return o->npids ? 0 : bad("-p", s, "expected process ids");
+	return o->npids ? 0 : bad(opt, s, "expected process ids");
 }
 
 /*
@@ -182,7 +189,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::r:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:t:D:z::r:qvh", longopts, NULL)) != -1) {
 		const char *arg = optarg && *optarg == '=' ? optarg + 1 : optarg;
 
 		switch (c) {
@@ -226,9 +233,23 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			o->cpu_list_given = true;
 			break;
 		case 'p':
-			ret = add_pids(o, arg);
+		case 't':
+			if (o->npids && o->tids != (c == 't')) {
+				fprintf(stderr, "perf-ring record: -p and -t exclude each other\n");
+				return -EINVAL;
+			}
+			o->tids = c == 't';
+			ret = add_pids(o, arg, c == 't' ? "-t" : "-p");
 			if (ret)
 				return ret;
+			break;
+		case OPT_NO_INHERIT:
+			o->no_inherit = true;
+			break;
+		case 'D':
+			if (parse_long(arg, -1, 3600000, &v))
+				return bad("--delay", arg, "expected milliseconds, or -1 to start disabled");
+			o->delay_ms = v;
 			break;
 		case 'z':
 			o->level = 1;
@@ -313,7 +334,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			record_usage(stdout);
 			exit(0);
 		default:
-			if (optopt && strchr("eomcFCpr", optopt))
+			if (optopt && strchr("eomcFCptDr", optopt))
 				fprintf(stderr, "perf-ring record: option -%c needs a value\n", optopt);
 			else
 				fprintf(stderr, "perf-ring record: unknown option '%s'\n",
@@ -325,16 +346,30 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	if (optind < argc) {
 		o->workload = &argv[optind];
 	}
-	if (o->workload && (o->system_wide || o->npids)) {
-		fprintf(stderr, "perf-ring record: give either a command, -a or -p, not several\n");
-		return -EINVAL;
-	}
+	/*
+	 * perf's targets: -p/-t, else -a or -C (every task on those CPUs),
+	 * else the command.  A command beside -a, -C, -p or -t is not
+	 * recorded itself: it sets how long the recording lasts.
+	 */
 	if (o->system_wide && o->npids) {
-		fprintf(stderr, "perf-ring record: -a and -p exclude each other\n");
+		fprintf(stderr, "perf-ring record: -a and %s exclude each other\n", o->tids ? "-t" : "-p");
 		return -EINVAL;
 	}
+	if (o->npids && o->cpu_list_given) {
+		fprintf(stderr, "perf-ring record: warning: %s overrides -C: every CPU is recorded "
+			"(as perf's PID/TID switch overriding CPU)\n", o->tids ? "-t" : "-p");
+		o->cpu_list_given = false;
+		memset(o->cpu_mask, 0, sizeof(o->cpu_mask));
+	}
+	if (o->cpu_list_given)
+		o->system_wide = true;
 	if (!o->workload && !o->npids)
 		o->system_wide = true;	/* -a, or -C alone */
+	o->wl_target = o->workload && !o->system_wide && !o->npids;
+	if (o->delay_ms && !o->workload) {
+		fprintf(stderr, "perf-ring record: -D/--delay needs a command: it counts from its start\n");
+		return -EINVAL;
+	}
 	if (!events_given) {
 		ret = events_parse("cpu-clock", &o->events, err, sizeof(err));
 		if (ret) {

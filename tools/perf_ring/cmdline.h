@@ -17,8 +17,11 @@ struct record_opts {
 	bool system_wide;
 	bool cpu_mask[MAX_CPUS];
 	bool cpu_list_given;
-	pid_t *pids;
+	pid_t *pids;		/* -p: processes (every thread); -t: threads */
 	int npids;
+	bool tids;		/* pids are -t threads, not -p processes */
+	bool no_inherit;	/* --no-inherit */
+	long delay_ms;		/* -D: enable this long after the command starts; -1: never */
 	int level;		/* zstd level, 0 = off */
 	int aio;		/* io_uring depth, 0 = write(2) */
 	bool overwrite;
@@ -38,6 +41,7 @@ struct record_opts {
 	unsigned int reader_slice_us;	/* the reader's EEVDF slice, 0 = default */
 	bool quiet, verbose;
 	char **workload;	/* argv after -- */
+	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;
 	char **argv;		/* our own command line, for HEADER_CMDLINE */
 };

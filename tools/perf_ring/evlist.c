@@ -111,12 +111,19 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			a->freq = 1;
 			a->sample_freq = o->freq ? o->freq : 4000;
 		}
-		if (o->workload) {
+		/*
+		 * The command's events start at its exec, unless -D holds them
+		 * back (the loop enables them then); the tasks a target
+		 * creates are recorded too, unless --no-inherit.
+		 */
+		if (o->wl_target) {
 			a->inherit = 1;
-			a->enable_on_exec = 1;
+			a->enable_on_exec = !o->delay_ms;
 		} else if (o->npids) {
 			a->inherit = 1;
 		}
+		if (o->no_inherit)
+			a->inherit = 0;
 		/*
 		 * The count of records the kernel dropped.  Streaming: a LOST
 		 * record reports them only once another record gets written
@@ -180,19 +187,32 @@ int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
 	for (int c = 0; c < MAX_CPUS; c++)
 		if (o->cpu_mask[c])
 			el->cpus[el->ncpu++] = c;
-	el->per_cpu = !o->workload && !o->npids;
+	el->per_cpu = o->system_wide;
 	el->id_hdr = synth_id_hdr_size(el->sample_type);
-	if (o->workload || !o->npids) {
+	if (!o->npids) {
 		el->thr = malloc(sizeof(pid_t));
 		if (!el->thr)
 			return -ENOMEM;
-		el->thr[0] = o->workload ? pid : -1;
+		el->thr[0] = o->wl_target ? pid : -1;
 		el->nthr = 1;
 		return 0;
 	}
-	for (int i = 0; i < o->npids; i++)
-		if (list_tids(o->pids[i], &el->thr, &el->nthr))
+	for (int i = 0; i < o->npids; i++) {
+		if (o->tids) {
+			pid_t *v = realloc(el->thr, (el->nthr + 1) * sizeof(*v));
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/stat", o->pids[i]);
+			if (access(path, F_OK))
+				return fail_set(-ESRCH, "-t %d: no such thread", o->pids[i]);
+			if (!v)
+				return -ENOMEM;
+			el->thr = v;
+			el->thr[el->nthr++] = o->pids[i];
+		} else if (list_tids(o->pids[i], &el->thr, &el->nthr)) {
 			return fail_set(-ESRCH, "-p %d: no such process", o->pids[i]);
+		}
+	}
 	return 0;
 }
 

@@ -74,8 +74,9 @@ struct evlist {
  */
 void evlist_config(struct evlist *el, const struct record_opts *o);
 /*
- * Whose events to open: the command's (pid), -p's threads, or every task.
- * -ESRCH (with the message kept, fail.h) when a -p process does not exist.
+ * Whose events to open: the command's (pid), -p's or -t's threads, or
+ * every task on the CPUs (-a, -C).  -ESRCH (with the message kept, fail.h)
+ * when a -p process or -t thread does not exist.
  */
 int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
 /* Open, map a buffer per CPU, redirect, read the ids. */

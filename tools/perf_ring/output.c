@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "fail.h"
 #include "output.h"
@@ -30,6 +31,20 @@ void out_name_stamped(const char *base, char *buf, size_t len)
 			 ts.tv_nsec / 1000000, i);
 }
 
+/* As perf: an existing, non-empty output becomes OUTPUT.old. */
+static void keep_old(const char *path)
+{
+	char old[4200];
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old))
+		fprintf(stderr, "perf-ring record: warning: cannot rename '%s' to '%s': %s\n",
+			path, old, strerror(errno));
+}
+
 int out_open(struct out_file *f, const char *path)
 {
 	struct writer_opts wo = {
@@ -39,6 +54,8 @@ int out_open(struct out_file *f, const char *path)
 	int err;
 
 	snprintf(f->path, sizeof(f->path), "%s", path);
+	keep_old(path);
+	f->put_ns = now_ns();
 	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (f->fd < 0) {
 		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
@@ -60,14 +77,30 @@ int out_open(struct out_file *f, const char *path)
 char *out_space(struct out_file *f, size_t want, size_t *room)
 {
 	if (!f->cur || f->cur->cap - f->cur->len < want) {
-		if (f->cur)
+		if (f->cur) {
 			writer_put(&f->w, f->cur);
+			f->put_ns = now_ns();
+		}
 		f->cur = writer_get(&f->w);
 		if (!f->cur)
 			return NULL;
 	}
 	*room = f->cur->cap - f->cur->len;
 	return f->cur->buf + f->cur->len;
+}
+
+void out_flush_idle(struct out_file *f, u64 ns)
+{
+	u64 now;
+
+	if (!f->cur || !f->cur->len)
+		return;
+	now = now_ns();
+	if (now - f->put_ns < ns)
+		return;
+	writer_put(&f->w, f->cur);
+	f->cur = NULL;
+	f->put_ns = now;
 }
 
 void out_commit(struct out_file *f, size_t n)

@@ -35,6 +35,7 @@ struct out_file {
 	struct pf_counts cnt;		/* this file */
 	u64 *ev_samples;		/* this file, per event */
 	struct out_totals tot;		/* every closed file */
+	u64 put_ns;			/* when a chunk last went to the writer */
 	int max_files;			/* keep at most this many (0: all) */
 	char **kept;			/* the files kept, oldest first */
 	int nkept;
@@ -49,6 +50,11 @@ int out_open(struct out_file *f, const char *path);
  * *room is what it has.  NULL once the writer failed.
  */
 char *out_space(struct out_file *f, size_t want, size_t *room);
+/*
+ * Hand the current chunk to the writer if it holds data and none went for
+ * ns: at low rates, data then reaches the file at least that often.
+ */
+void out_flush_idle(struct out_file *f, u64 ns);
 /* n bytes of whole records were put at out_space(): count and keep them. */
 void out_commit(struct out_file *f, size_t n);
 /* Append whole records (counted on the way). */

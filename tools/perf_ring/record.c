@@ -150,8 +150,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 			break;
 		if (triggers_child_exited() && workload_reap(wl))
 			break;
-		if (o->npids && !targets_alive(o))
-			break;		/* every -p process has exited */
+		if (!o->workload && o->npids && !targets_alive(o))
+			break;		/* every -p process (-t thread) has exited */
 		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd));
 		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
 		if (err)
@@ -243,7 +243,7 @@ int cmd_record(int argc, char **argv)
 	 */
 	if (synth_kernel_mmap(&synth, el.id_hdr) && o.verbose)
 		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
-	if (!o.workload)
+	if (!o.wl_target)
 		synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth, &wl) :
 			  sink_stream_new(&o, &el, &out, &synth, &wl);
@@ -276,11 +276,17 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto out_early;
 
-	/* go */
+	/*
+	 * Go.  The command's own events start at its exec (enable_on_exec);
+	 * those of -a, -C, -p and -t before it starts, so that a command
+	 * beside them is seen from its start.  -D holds them back.
+	 */
+	if (!o.wl_target && !o.delay_ms)
+		evlist_enable(&el, true);
 	if (o.workload)
 		wl_failed = workload_go(&wl) != 0;
-	else
-		evlist_enable(&el, true);
+	if (o.delay_ms > 0)
+		triggers_enable_at(&trig, o.delay_ms);
 	s->ops->running(s);
 	hp.t0 = hp.checked = now_ns();
 
@@ -301,9 +307,13 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "perf-ring record: interrupted by %s; workload stopped, '%s' is complete up to here\n",
 			strsignal(stop_sig), o.overwrite ? "snapshot" : o.output);
 		exit_code = 128 + stop_sig;
-	} else if (o.workload && WIFEXITED(wl.status) && WEXITSTATUS(wl.status) && !o.quiet) {
-		fprintf(stderr, "perf-ring record: note: workload exited with status %d\n",
-			WEXITSTATUS(wl.status));
+	} else if (o.workload) {
+		/* the command's status, as perf returns it */
+		exit_code = workload_exit_code(&wl);
+		if (exit_code && !o.quiet)
+			fprintf(stderr, "perf-ring record: note: workload %s %d\n",
+				WIFSIGNALED(wl.status) ? "was killed by signal" : "exited with status",
+				WIFSIGNALED(wl.status) ? WTERMSIG(wl.status) : WEXITSTATUS(wl.status));
 	}
 	s->ops->free(s);
 	out_free(&out);

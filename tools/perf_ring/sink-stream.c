@@ -243,11 +243,21 @@ static int stream_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int t
 	return 0;
 }
 
+/*
+ * Twice a second what was read goes to the file, however slowly
+ * it comes: a recorder killed with SIGKILL loses about half a second,
+ * and report --recover gets the rest back.
+ */
+#define DURABLE_NS 500000000ULL
+
 static int stream_read(struct sink *s)
 {
 	int err = read_round((struct stream *)s, false);
 
-	return err ? read_err(s, err) : 0;
+	if (err)
+		return read_err(s, err);
+	out_flush_idle(s->out, DURABLE_NS);
+	return 0;
 }
 
 static int stream_serve(struct sink *s, const struct req *r)

@@ -185,6 +185,12 @@ static void push(struct triggers *t, enum req_kind kind, const char *from, int a
 	};
 }
 
+void triggers_enable_at(struct triggers *t, long ms)
+{
+	push(t, REQ_ENABLE, "--delay", 0);
+	t->q[t->nq - 1].due = now_ns() + ms * 1000000ULL;
+}
+
 int ctl_parse(const char *line, enum req_kind *kind, bool *ping)
 {
 	static const struct { const char *word; enum req_kind kind; } cmds[] = {

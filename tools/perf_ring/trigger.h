@@ -93,6 +93,9 @@ int triggers_stop_signal(void);
 /* A SIGCHLD arrived since the start. */
 bool triggers_child_exited(void);
 
+/* -D: enable the events ms from now. */
+void triggers_enable_at(struct triggers *t, long ms);
+
 /* Parse one control command into *kind; -EINVAL if it is not one. */
 int ctl_parse(const char *line, enum req_kind *kind, bool *ping);
 

@@ -91,3 +91,12 @@ void workload_kill(struct workload *w)
 	waitpid(w->pid, NULL, 0);
 	w->pid = -1;
 }
+
+int workload_exit_code(const struct workload *w)
+{
+	if (WIFEXITED(w->status))
+		return WEXITSTATUS(w->status);
+	if (WIFSIGNALED(w->status))
+		return 128 + WTERMSIG(w->status);
+	return 0;
+}

@@ -24,6 +24,8 @@ int workload_go(struct workload *w);
 bool workload_reap(struct workload *w);
 /* At the end: SIGTERM it first when stop is set, then wait for it. */
 void workload_wait(struct workload *w, bool stop);
+/* Its exit status as a shell gives it: the code, or 128 + the signal. */
+int workload_exit_code(const struct workload *w);
 /* Setup failed: kill it and wait. */
 void workload_kill(struct workload *w);
 

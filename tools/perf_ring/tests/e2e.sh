@@ -395,8 +395,8 @@ fi
 rm -f quick.data
 "$PR" record -e 'raw_syscalls:*' -o quick.data -- false 2>quick.err
 rc=$?
-if [ $rc = 0 ] && grep -q "note: workload exited with status 1" quick.err; then
-	check_file quick.data "workload failing at once (noted, exit 0)"
+if [ $rc = 1 ] && grep -q "note: workload exited with status 1" quick.err; then
+	check_file quick.data "workload failing at once (noted, its exit status 1 returned)"
 else
 	nok "workload failing at once" "exit $rc: $(cat quick.err)"
 fi
@@ -622,6 +622,9 @@ elif [ $rc = 0 ] && check_file per.data "cpu-clock/period=2000000/"; then
 else
 	nok "the period= term" "exit $rc: $(cat per.err)"
 fi
+
+# perf's targets and lifetime, exit status, durable output, OUTPUT.old
+. "$HERE/e2e-targets.sh"
 
 # the triggers: switches, snapshots, rotation, the control channel
 . "$HERE/e2e-triggers.sh"
