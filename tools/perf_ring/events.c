@@ -1230,9 +1230,8 @@ void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t l
 		snprintf(buf, len, "%s: perf_event_open: %s: the PMU refused precise_ip=%u; "
 			 "try fewer p's", e->name, strerror(errnum), e->attr.precise_ip);
 	} else if (errnum == EINVAL && e->attr.write_backward) {
-		snprintf(buf, len, "%s: the kernel rejected write_backward or PERF_FORMAT_LOST "
-			 "(%s); --overwrite needs backward ring buffers (Linux 4.7) and lost "
-			 "counts (6.0)", e->name, strerror(errnum));
+		snprintf(buf, len, "%s: the kernel rejected write_backward (%s); --overwrite "
+			 "needs backward ring buffers (Linux 4.7)", e->name, strerror(errnum));
 	} else if (errnum == EMFILE) {
 		snprintf(buf, len, "%s: too many open files (raise ulimit -n)", e->name);
 	} else {

@@ -91,6 +91,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 */
 	if (!o->period)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
+	/* PERF_RING_NO_FORMAT_LOST=1 forces the fallback of kernels before 6.0 (tests) */
+	el->lost_fmt = !getenv("PERF_RING_NO_FORMAT_LOST");
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
 	el->trig_first = o->switch_ev_first;
 	el->trig_nr = o->switch_ev_nr;
@@ -130,7 +132,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		 * (see sink-stream.c).  Flight recorder: records dropped while
 		 * a buffer was paused are lost, not overwritten (sink-flight.c).
 		 */
-		a->read_format = PERF_FORMAT_LOST;
+		a->read_format = el->lost_fmt ? PERF_FORMAT_LOST : 0;
 		a->watermark = 1;
 		if (trig) {
 			/* wake the reader at every sample: it is a trigger */
@@ -329,6 +331,22 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 				char msg[400];
 				int err;
 
+				/*
+				 * Before Linux 6.0 PERF_FORMAT_LOST is an unknown
+				 * read_format bit: EINVAL.  Go without it; the loss is
+				 * then counted from the LOST records.  Only the first
+				 * open can meet this: no fd has it yet.
+				 */
+				if (fd < 0 && errno == EINVAL && el->lost_fmt && !el->nfds) {
+					el->lost_fmt = false;
+					for (int k = 0; k < el->nev; k++)
+						el->evs[k].attr.read_format &= ~PERF_FORMAT_LOST;
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
+					if (fd >= 0 && o->verbose)
+						fprintf(stderr, "perf-ring record: the kernel has no "
+							"PERF_FORMAT_LOST (before 6.0): lost records are "
+							"counted from the LOST records\n");
+				}
 				if (fd < 0 && user_only_fallback(ev, errno)) {
 					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 					if (fd >= 0 && !o->quiet)
@@ -402,6 +420,8 @@ int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd
 
 	*lost = 0;
 	*first = NULL;
+	if (!el->lost_fmt)
+		return -EOPNOTSUPP;
 	for (int f = 0; f < el->nfds; f++) {
 		if (el->fds[f].ring != i || !efd_recorded(&el->fds[f]))
 			continue;
@@ -412,6 +432,14 @@ int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd
 			*first = &el->fds[f];
 	}
 	return 0;
+}
+
+int evlist_read_count(const struct evlist *el, int fd, u64 v[2])
+{
+	size_t n = el->lost_fmt ? 2 * sizeof(u64) : sizeof(u64);
+
+	v[1] = 0;
+	return read(fd, v, n) == (ssize_t)n ? 0 : -EIO;
 }
 
 u64 evlist_max_avail(const struct evlist *el)

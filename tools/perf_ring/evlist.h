@@ -60,6 +60,7 @@ struct evlist {
 	struct ring *trig_rings;	/* one per CPU */
 	int ntrig_rings;
 	u64 sample_type;	/* shared by every event, RAW aside */
+	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 };
@@ -85,8 +86,14 @@ void evlist_enable(struct evlist *el, bool on);
 /*
  * The records the kernel dropped in ring i, summed over its events'
  * PERF_FORMAT_LOST counts; *first is the ring's first event.
+ * -EOPNOTSUPP without PERF_FORMAT_LOST (before Linux 6.0).
  */
 int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first);
+/*
+ * An event's count and, with PERF_FORMAT_LOST, the records it dropped
+ * (else v[1] is 0).
+ */
+int evlist_read_count(const struct evlist *el, int fd, u64 v[2]);
 /* Bytes waiting in the fullest forward buffer. */
 u64 evlist_max_avail(const struct evlist *el);
 

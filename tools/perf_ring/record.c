@@ -41,7 +41,10 @@ static void summary(const struct record_opts *o, const struct sink *s,
 		fprintf(stderr, "%d snapshot%s, ", t->nfiles, t->nfiles == 1 ? "" : "s");
 	else if (t->nfiles > 1)
 		fprintf(stderr, "%d files, ", t->nfiles);
-	fprintf(stderr, "%s events, %llu lost", ev, (unsigned long long)s->lost);
+	/* before Linux 6.0 only the LOST records tell */
+	fprintf(stderr, "%s events, %llu lost%s", ev,
+		(unsigned long long)(s->el->lost_fmt ? s->lost : t->lost),
+		s->el->lost_fmt ? "" : " (from LOST records: no PERF_FORMAT_LOST)");
 	if (s->snapshots)
 		fprintf(stderr, ", %s%llu overwritten", s->ow_estimated ? "~" : "",
 			(unsigned long long)s->overwritten);

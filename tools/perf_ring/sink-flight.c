@@ -56,12 +56,6 @@ static void read_sideband(struct flight *fl)
 	}
 }
 
-/* The event's count and, with PERF_FORMAT_LOST, the records it dropped. */
-static int read_counter(int fd, u64 v[2])
-{
-	return read(fd, v, 2 * sizeof(u64)) == 2 * sizeof(u64) ? 0 : -EIO;
-}
-
 /* Sampled with a fixed period: counter / period counts its samples. */
 static bool ev_exact(const struct pf_event *ev)
 {
@@ -194,7 +188,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 
 		if (!efd_recorded(&el->fds[i]))
 			continue;	/* not in the snapshot's buffers */
-		if (read_counter(el->fds[i].fd, v))
+		if (evlist_read_count(el, el->fds[i].fd, v))
 			continue;	/* keep the previous values */
 		dropped = v[1] - fl->lost_prev[i];
 		lost_new += dropped;

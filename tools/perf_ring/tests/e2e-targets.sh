@@ -131,3 +131,27 @@ else
 	nok "-D 500" "exit $rc, before: $first, after: $second: $(cat dl.err)"
 fi
 rm -f ./*.data ./*.data.old
+
+# kernels before 6.0 have no PERF_FORMAT_LOST: forced here, the loss is
+# counted from the LOST records, and the summary says so
+rm -f nl.data
+PERF_RING_NO_FORMAT_LOST=1 "$PR" record -m 8K -e raw_syscalls:sys_enter -o nl.data -- "$CL" 300000 2>nl.err
+rc=$?
+lost=$(sed -n 's/.* \([0-9]*\) lost (from LOST records: no PERF_FORMAT_LOST).*/\1/p' nl.err)
+if [ $rc = 0 ] && [ -n "$lost" ] && [ "$lost" -gt 0 ]; then
+	check_file nl.data "no PERF_FORMAT_LOST: $lost lost, counted from the LOST records and said so" lossy
+else
+	nok "no PERF_FORMAT_LOST: the fallback" "exit $rc: $(cat nl.err)"
+fi
+rm -f nl.data
+PERF_RING_NO_FORMAT_LOST=1 "$PR" record --overwrite -m 8K -e syscalls:sys_enter_close -o nl.data -- \
+	"$CL" 300000 2>nl.err
+rc=$?
+n=$(sed -n 's/.* \([0-9]*\) events, \([0-9]*\) lost (from LOST records[^,]*, \([0-9]*\) overwritten.*/\1 \2 \3/p' nl.err)
+sum=$(echo "$n" | awk 'NF == 3 { print $1 + $2 + $3 }')
+if [ $rc = 0 ] && [ -n "$sum" ] && [ "$sum" -ge 300000 ] && [ "$sum" -le 300010 ]; then
+	ok "no PERF_FORMAT_LOST, flight recorder: captured + lost + overwritten = $sum close() calls"
+else
+	nok "no PERF_FORMAT_LOST, flight recorder" "exit $rc, '$n': $(cat nl.err)"
+fi
+rm -f nl.data*
