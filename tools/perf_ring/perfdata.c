@@ -370,7 +370,7 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
 		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
 		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC,
-		PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED, PF_FEAT_PERF_RING,
+		PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED,
 	};
 	struct pbuf body[ARRAY_SIZE(order)];
 	int feats[ARRAY_SIZE(order)];
@@ -392,8 +392,6 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		if (f == PF_FEAT_COMPRESSED && !meta->comp.on)
 			continue;
 		if (f == PF_FEAT_SAMPLE_TIME && !meta->last_time)
-			continue;
-		if (f == PF_FEAT_PERF_RING && !meta->flight)
 			continue;
 		if (f == PF_FEAT_GROUP_DESC && !events_nr_groups(evs, nr))
 			continue;
@@ -422,6 +420,19 @@ int pf_build_features(const struct pf_event *evs, int nr,
 	for (int i = 0; i < n; i++) {
 		pbuf_put(out, body[i].p, body[i].len);
 		pbuf_free(&body[i]);
+	}
+	/*
+	 * perf-ring's own counts go last, after every section and in none:
+	 * perf reads sections through the feature bits only, and a bit it
+	 * does not know made perf inject 6.1 crash (it looks up a writer for
+	 * every bit set).  perf-ring report finds them at the end of the file.
+	 */
+	if (meta->flight) {
+		struct pbuf priv = { 0 };
+
+		build_feature(PF_FEAT_PERF_RING, evs, nr, meta, &priv);
+		pbuf_put(out, priv.p, priv.len);
+		pbuf_free(&priv);
 	}
 	return out->err;
 }
@@ -670,6 +681,20 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 				f->overwritten = v[1];
 				f->snapshot = v[2];
 			}
+		}
+	}
+	/* perf-ring's counts at the end of the file (pf_build_features()) */
+	if (!f->has_priv && f->file_size >= 24 &&
+	    f->file_size - 24 >= f->h.data.offset + f->h.data.size) {
+		u64 v[3];
+
+		err = pread_full(f->fd, v, sizeof(v), f->file_size - 24);
+		if (err)
+			return err;
+		if (v[0] == PF_PRIV_MAGIC) {
+			f->has_priv = true;
+			f->overwritten = v[1];
+			f->snapshot = v[2];
 		}
 	}
 	for (int i = 0; i < f->nr_evs; i++)

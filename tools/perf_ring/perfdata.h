@@ -39,9 +39,9 @@ enum pf_feature {
 	PF_FEAT_SAMPLE_TIME = 21,
 	PF_FEAT_COMPRESSED = 27,
 	/*
-	 * perf-ring's own section (flight-recorder counts).  perf reads
-	 * feature bits only up to its last known feature, and sections are
-	 * laid out in bit order, so the highest bit is invisible to it.
+	 * perf-ring's own counts (flight recorder).  Written after the
+	 * feature sections with no bit set (pf_build_features()); files from
+	 * before that have this bit, which is still read.
 	 */
 	PF_FEAT_PERF_RING = 255,
 	PF_FEAT_BITS = 256,

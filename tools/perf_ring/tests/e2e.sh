@@ -626,6 +626,9 @@ fi
 # perf's targets and lifetime, exit status, durable output, OUTPUT.old
 . "$HERE/e2e-targets.sh"
 
+# every perf tool on every kind of file
+. "$HERE/e2e-tools.sh"
+
 # the triggers: switches, snapshots, rotation, the control channel
 . "$HERE/e2e-triggers.sh"
 

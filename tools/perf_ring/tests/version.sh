@@ -24,7 +24,7 @@ check() {	# what, condition, detail on failure
 	fi
 }
 
-want=$(make -s -f "$MK" print-version)
+want=$(make -s --no-print-directory -f "$MK" print-version)
 a=$("$PR" --version)
 b=$("$PR" version)
 check "--version prints 'perf-ring version $want'" '[ "$a" = "perf-ring version $want" ]' "got '$a'"
@@ -34,7 +34,7 @@ if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
 	check "built in git: the version names the commit ($h)" \
 		'case "$want" in *"$h"*) true ;; *) false ;; esac' "version '$want'"
 fi
-nogit=$(cd / && GIT_DIR=/nonexistent GIT_CEILING_DIRECTORIES=/ make -s -f "$(realpath "$MK")" print-version)
+nogit=$(cd / && GIT_DIR=/nonexistent GIT_CEILING_DIRECTORIES=/ make -s --no-print-directory -f "$(realpath "$MK")" print-version)
 check "outside git: the base version ('$nogit')" '[[ "$nogit" =~ ^[0-9]+\.[0-9]+$ ]]' "got '$nogit'"
 echo "1..$N"
 exit $FAIL

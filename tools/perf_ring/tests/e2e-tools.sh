@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every perf tool reads every kind of file perf-ring writes (sourced by
+# e2e.sh: its helpers and variables are used here).  A crash, a non-zero
+# exit, or an error or warning on stderr fails.
+
+MX=3000000		# BASE of the close() calls
+# the kinds: a file each
+rm -f mx-*.data*
+"$PR" record -q -m 4M -e raw_syscalls:sys_enter,cpu-clock -o mx-stream.data -- "$CL" 200000 $MX
+"$PR" record -q -m 4M -z -e raw_syscalls:sys_enter,cpu-clock -o mx-z.data -- "$CL" 200000 $MX
+"$PR" record -q -m 4M -z -e raw_syscalls:sys_enter,cpu-clock --switch-output=256K -o mx-sw.data -- \
+	"$CL" 200000 $MX
+mv "$(ls mx-sw.data.* | sort | tail -2 | head -1)" mx-switched.data	# one after a switch
+rm -f mx-sw.data.*
+"$PR" record -q --overwrite -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snap.data -- "$CL" 200000 $MX
+"$PR" record -q --overwrite -z -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snapz.data -- \
+	"$CL" 200000 $MX
+KINDS="stream z switched snap snapz"
+
+# tool_ok WHAT: the last tool run (rc, tool.err) went cleanly
+tool_ok() {
+	local rc=$1 what=$2
+	if [ "$rc" != 0 ] || grep -qiE 'warn|error|fail|couldn|invalid|segmentation|abort' tool.err; then
+		nok "$what" "exit $rc: $(head -4 tool.err)"
+		return 1
+	fi
+	return 0
+}
+
+for k in $KINDS; do
+	f=mx-$k.data
+	if [ ! -s "$f" ]; then
+		nok "tools on the $k file: recorded" "no $f"
+		continue
+	fi
+	bad=0
+	samples=$(perf report --stats -i "$f" 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
+	perf report --stdio -i "$f" >tool.out 2>tool.err; tool_ok $? "perf report on the $k file" || bad=1
+	perf script -i "$f" >tool.out 2>tool.err; tool_ok $? "perf script on the $k file" || bad=1
+	perf inject -i "$f" -o inj.data 2>tool.err; tool_ok $? "perf inject on the $k file" || bad=1
+	perf report --stats -i inj.data >tool.out 2>tool.err; tool_ok $? "perf report on inject's output of the $k file" || bad=1
+	perf inject -b -i "$f" -o injb.data 2>tool.err; tool_ok $? "perf inject -b on the $k file" || bad=1
+	# annotate a user symbol (the kernel's need a vmlinux): main, when
+	# the file has samples there (a small snapshot may have none)
+	if perf report --stdio -i "$f" --sort sym 2>/dev/null | grep -q '\[\.\] main$'; then
+		perf annotate --stdio -i "$f" main >tool.out 2>tool.err
+		tool_ok $? "perf annotate main on the $k file" && ! grep -q 'Disassembly of close-loop' tool.out &&
+			{ nok "perf annotate main on the $k file: disassembles close-loop" "$(head -3 tool.out)"; bad=1; }
+	else
+		perf annotate --stdio -i "$f" __close >tool.out 2>tool.err
+		tool_ok $? "perf annotate __close on the $k file" || bad=1
+	fi
+	perf buildid-list -i "$f" >tool.out 2>tool.err; tool_ok $? "perf buildid-list on the $k file" || bad=1
+	rm -f mx.json
+	perf data convert --to-json mx.json -i "$f" >/dev/null 2>tool.err
+	tool_ok $? "perf data convert --to-json on the $k file" &&
+		{ n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["samples"]))' mx.json 2>&1)
+		  [ "$n" = "$samples" ] || { nok "perf data convert --to-json on the $k file: every sample" "$n of $samples"; bad=1; }; } ||
+		bad=1
+	perf evlist -v -i "$f" >tool.out 2>tool.err
+	tool_ok $? "perf evlist -v on the $k file" && ! grep -q '^raw_syscalls:sys_enter: ' tool.out &&
+		{ nok "perf evlist -v on the $k file lists the events" "$(head -3 tool.out)"; bad=1; }
+	[ $bad = 0 ] && ok "the $k file ($samples samples): perf report, script, inject, inject -b, annotate, buildid-list, data convert --to-json, evlist -v"
+done
+
+# perf diff of two recordings: a non-empty table for both events
+for pair in "stream z" "snap snapz" "stream snap"; do
+	set -- $pair
+	perf diff "mx-$1.data" "mx-$2.data" >tool.out 2>tool.err
+	if tool_ok $? "perf diff $1 $2" && grep -q '^# Baseline' tool.out &&
+	   [ "$(grep -cE '^ +[0-9.]+%' tool.out)" -ge 2 ]; then
+		ok "perf diff of the $1 and $2 files: a table with $(grep -cE '^ +[0-9.]+%' tool.out) rows"
+	else
+		nok "perf diff of the $1 and $2 files: a non-empty table" "$(head -8 tool.out)"
+	fi
+done
+rm -f mx-*.data* inj.data injb.data mx.json
