@@ -111,6 +111,49 @@ cycle() {
 	echo 1 > $cpu1 || return 1
 	usleep 1500000
 }
+# cycle3: CPU 1 goes offline and comes back three times; marks downK,
+# offK and onK (K = 1..3) bound the phases.
+cycle3() {
+	usleep 1000000
+	for k in 1 2 3; do
+		mark down$k
+		echo 0 > $cpu1 || return 1
+		mark off$k
+		usleep 700000
+		mark on$k
+		echo 1 > $cpu1 || return 1
+		usleep 1000000
+	done
+}
+# count3 FILE: CPU 1 samples in each interval it was online (on0: before
+# the first offline, onK: after the Kth came back) and offline (offK), from
+# the marks downK, offK, onK.
+count3() {
+	local m
+	m=$({
+		timeout 1 cat /dev/kmsg |
+		awk -F';' '$2 ~ /^perf_ring_mark / { split($1, a, ","); t[substr($2, 16)] = a[3] }
+			END { for (k = 1; k <= 3; k++)
+				printf "%.0f %.0f %.0f ", t["down" k] * 1000, t["off" k] * 1000, t["on" k] * 1000 }'
+	} 2>/dev/null)
+	set -- "$1" $(hexdump -v -s 40 -n 16 -e '4/4 "%u " "\n"' "$1")
+	set -- $(hexdump -v -s $(($2 + $3 * 4294967296)) -n $(($4 + $5 * 4294967296)) \
+		-e '2/4 "%u " "\n"' "$1" |
+	awk -v m="$m" '
+	BEGIN { split(m, x, " "); for (k = 1; k <= 3; k++) { dn[k] = x[3 * k - 2]; of[k] = x[3 * k - 1]; on[k] = x[3 * k] } }
+	left == 0 { type = $1; left = int($2 / 65536) / 8; i = 0 }
+	{ i++; left-- }
+	type == 9 && i == 4 { t = $1 + $2 * 4294967296 }
+	type == 9 && i == 6 && $1 == 1 {
+		if (t < dn[1]) c[0]++
+		for (k = 1; k <= 3; k++) {
+			if (t >= of[k] && t < on[k]) o[k]++
+			if (t >= on[k] && (k == 3 || t < dn[k + 1])) c[k]++
+		}
+	}
+	END { printf "%d %d %d %d %d %d %d\n", c[0], c[1], c[2], c[3], o[1], o[2], o[3] }')
+	on0=${1:-0} on1=${2:-0} on2=${3:-0} on3=${4:-0} off1=${5:-0} off2=${6:-0} off3=${7:-0}
+}
 ticks() { # ticks PID: CPU time of PID, in clock ticks
 	awk '{ print $14 + $15 }' /proc/$1/stat
 }
@@ -148,9 +191,29 @@ else
 		[ $last1 -ge $((down - 50000000)) ]
 	check "hotplug -a: cpu 0 only while cpu 1 is offline" [ $b0 -gt 0 -a $b1 -eq 0 ]
 	check "hotplug -a: cpu 0 samples after cpu 1 is back" [ $c0 -gt 0 ]
-	echo "# hotplug -a: $c1 cpu 1 samples after it came back (the kernel leaves its events off)"
+	check "hotplug -a: cpu 1 samples after it came back ($c1: perf-ring opened its events again)" \
+		[ $c1 -gt 0 ]
 	check "hotplug -a: perf-ring says that cpu 1 went offline" \
 		grep -q 'cpu 1 went offline' $d/hp-a.out
+
+	# Three times offline and back: every interval in which CPU 1 was
+	# online has its samples, and none while it was offline.
+	perf-ring record -a -e cpu-clock -c 1000000 -o $d/hp-3.data > $d/hp-3.out 2>&1 &
+	pid=$!
+	check "hotplug -a x3: cpu 1 goes offline and comes back three times" cycle3
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	check "hotplug -a x3: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
+	perf-ring report -i $d/hp-3.data > $d/hp-3.rep 2>&1
+	check "hotplug -a x3: report reads the file" [ $? -eq 0 ]
+	count3 $d/hp-3.data
+	echo "# hotplug -a x3: cpu 1 samples online $on0, $on1, $on2, $on3; offline $off1, $off2, $off3"
+	check "hotplug -a x3: cpu 1 samples in every interval it was online" \
+		[ $on0 -gt 0 -a $on1 -gt 0 -a $on2 -gt 0 -a $on3 -gt 0 ]
+	check "hotplug -a x3: none while it was offline" [ $((off1 + off2 + off3)) -eq 0 ]
+	check "hotplug -a x3: perf-ring says its events were opened again" \
+		grep -q 'went offline 3 times.*opened again' $d/hp-3.out
 
 	# A workload pinned to CPU 1, slow enough to keep the file small. Its
 	# per-CPU events belong to its tasks, not to the CPU; the kernel moves

@@ -300,6 +300,8 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 	return 0;
 }
 
+static int build_idmap(struct evlist *el);
+
 int evlist_open(struct evlist *el, const struct record_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev;
@@ -312,9 +314,13 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 	if (!el->fds || !el->rings || !el->pfd || !el->sb_rings || !el->trig_rings)
 		return -ENOMEM;
 	for (int e = 0; e < el->nev; e++) {
-		el->evs[e].ids = calloc(el->ncpu * el->nthr, sizeof(u64));
+		/* -a/-C: room for each CPU's events to be opened again 3 times */
+		int room = el->ncpu * el->nthr * (el->per_cpu ? 4 : 1);
+
+		el->evs[e].ids = calloc(room, sizeof(u64));
 		if (!el->evs[e].ids)
 			return -ENOMEM;
+		el->evs[e].ids_room = room;
 	}
 	for (int c = 0; c < el->ncpu; c++) {
 		int ring_fd = -1, sb_fd = -1, trig_fd = -1;
@@ -396,16 +402,85 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 	}
 	if (!el->nfds)
 		return fail_set(-ESRCH, "no thread to record (the process exited?)");
-	{
-		const u64 *ids[MAX_EVENTS];
-		int nids[MAX_EVENTS];
+	return build_idmap(el);
+}
 
-		for (int e = 0; e < el->nev; e++) {
-			ids[e] = el->evs[e].ids;
-			nids[e] = el->evs[e].nr_ids;
-		}
-		return idmap_build(&el->idmap, ids, nids, el->nev, el->sample_type);
+/* The map from sample ids to events, from every id so far. */
+static int build_idmap(struct evlist *el)
+{
+	const u64 *ids[MAX_EVENTS];
+	int nids[MAX_EVENTS];
+
+	for (int e = 0; e < el->nev; e++) {
+		ids[e] = el->evs[e].ids;
+		nids[e] = el->evs[e].nr_ids;
 	}
+	idmap_free(&el->idmap);
+	return idmap_build(&el->idmap, ids, nids, el->nev, el->sample_type);
+}
+
+int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
+{
+	int lfd[MAX_EVENTS], fds = 0, r = -1, sb = -1, tr = -1, n, err;
+	struct efd *v;
+
+	(void)o;
+	for (int i = 0; i < el->nrings; i++)
+		if (el->rings[i].cpu == cpu)
+			r = i;
+	for (int i = 0; i < el->nsb_rings; i++)
+		if (el->sb_rings[i].cpu == cpu)
+			sb = i;
+	for (int i = 0; i < el->ntrig_rings; i++)
+		if (el->trig_rings[i].cpu == cpu)
+			tr = i;
+	if (!el->per_cpu || r < 0)
+		return 0;
+	for (int e = 0; e < el->nev; e++)
+		if (el->evs[e].nr_ids >= el->evs[e].ids_room)
+			return -ENOSPC;		/* no room left in the header */
+	v = realloc(el->fds, (el->nfds + el->nev) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	el->fds = v;
+	for (int e = 0; e < el->nev; e++) {
+		struct pf_event *ev = &el->evs[e];
+		int ld = events_leader(el->evs, e), out, fd;
+		bool is_sb = e == el->sb_ev;
+		bool is_tr = e >= el->trig_first && e < el->trig_first + el->trig_nr;
+		char msg[400];
+		u64 id;
+
+		fd = sys_perf_event_open(&ev->attr, -1, cpu, ld >= 0 ? lfd[ld] : -1);
+		lfd[e] = fd;
+		if (fd < 0)
+			return -errno;
+		err = events_apply_filter(fd, ev, msg, sizeof(msg));
+		out = is_sb ? (sb >= 0 ? el->sb_rings[sb].fd : -1) :
+		      is_tr ? (tr >= 0 ? el->trig_rings[tr].fd : -1) : el->rings[r].fd;
+		if (!err && (out < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out)))
+			err = -errno ?: -EINVAL;
+		if (!err && ioctl(fd, PERF_EVENT_IOC_ID, &id))
+			err = -errno;
+		if (err) {
+			close(fd);
+			return err;
+		}
+		el->fds[el->nfds++] = (struct efd){
+			.fd = fd, .ev = e, .cpu = cpu, .id = id, .sb = is_sb, .trig = is_tr,
+			.ring = is_sb ? sb : is_tr ? tr : r,
+		};
+		ev->ids[ev->nr_ids++] = id;
+		fds++;
+	}
+	err = build_idmap(el);
+	if (err)
+		return err;
+	/* the new events start now, as the rest run */
+	for (n = el->nfds - fds; n < el->nfds; n++)
+		ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
+	el->reopened++;
+	return fds;
 }
 
 void evlist_enable(struct evlist *el, bool on)

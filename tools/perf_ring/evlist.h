@@ -63,6 +63,7 @@ struct evlist {
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
+	int reopened;		/* CPUs whose events were opened again */
 };
 
 #define SB_RING_BYTES (64u << 10)
@@ -83,6 +84,13 @@ int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
 /* Open, map a buffer per CPU, redirect, read the ids. */
 int evlist_open(struct evlist *el, const struct record_opts *o);
 void evlist_enable(struct evlist *el, bool on);
+/*
+ * -a/-C: a CPU came back online, and the kernel does not restart the
+ * events it took down.  Open them again on that CPU, into its buffers
+ * (PERF_EVENT_IOC_SET_OUTPUT), with new ids that the file's header will
+ * carry, and enable them.  Returns how many were opened, or -errno.
+ */
+int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu);
 /*
  * The records the kernel dropped in ring i, summed over its events'
  * PERF_FORMAT_LOST counts; *first is the ring's first event.

@@ -1,8 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What CPU hotplug does to a recording, and saying so (hotplug.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 
 #include "hotplug.h"
+
+void hotplug_listen(struct hotplug *hp)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+
+	hp->uevent_fd = -1;
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return;
+	}
+	hp->uevent_fd = fd;
+}
+
+void hotplug_close(struct hotplug *hp)
+{
+	if (hp->uevent_fd >= 0)
+		close(hp->uevent_fd);
+	hp->uevent_fd = -1;
+}
+
+static struct ring *ring_of(struct ring *rings, int nrings, int cpu)
+{
+	for (int i = 0; i < nrings; i++)
+		if (rings[i].cpu == cpu)
+			return &rings[i];
+	return NULL;
+}
+
+/*
+ * "offline@/devices/system/cpu/cpuN" and "online@...": what happened,
+ * however short.  An offline that the mask check will not see any more
+ * (the CPU is back already) is recorded here.
+ */
+static void read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64 now)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(hp->uevent_fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		const char *p;
+		struct ring *st;
+		bool off;
+		int cpu;
+
+		buf[n] = '\0';
+		off = !strncmp(buf, "offline@", 8);
+		if (!off && strncmp(buf, "online@", 7))
+			continue;
+		p = strstr(buf, "/devices/system/cpu/cpu");
+		if (!p || sscanf(p + 23, "%d", &cpu) != 1)
+			continue;
+		st = ring_of(rings, nrings, cpu);
+		if (!st)
+			continue;
+		if (off && !st->off) {
+			st->off = true;
+			st->off_ns = now - hp->t0 ?: 1;
+			st->cycles++;
+		}
+	}
+}
 
 /*
  * A CPU that goes offline takes the events of its own context along
@@ -22,6 +93,10 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 	u64 now = now_ns();
 	double s = (now - hp->t0) / 1e9;
 
+	if (hp->uevent_fd >= 0) {
+		read_uevents(hp, rings, nrings, now);
+		force = true;	/* a uevent may have marked one offline */
+	}
 	if (hp->no_mask || (!force && now - hp->checked < HOTPLUG_CHECK_NS))
 		return;
 	hp->checked = now;
@@ -37,6 +112,7 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 			st->off = true;
 			st->off_ns = now - hp->t0 ?: 1;
 			st->on_ns = 0;
+			st->cycles++;
 			if (hp->backward && hp->per_cpu)
 				st->last_time = ring_bwd_newest_time(st, hp->sample_type);
 			if (!hp->quiet)
@@ -47,10 +123,11 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 		} else if (online[cpu] && st->off) {
 			st->off = false;
 			st->on_ns = now - hp->t0 ?: 1;
+			st->back = hp->per_cpu;	/* the recorder opens them again */
 			if (!hp->quiet)
 				fprintf(stderr, "[ perf-ring record: cpu %d is back online (%.1f s): %s ]\n",
 					cpu, s, hp->per_cpu ?
-					"its events stay off, the kernel does not restart them" :
+					"its events are opened again, into its buffer" :
 					"the recorded tasks' events count there again");
 		}
 	}
@@ -76,10 +153,20 @@ void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nri
 			snprintf(last, sizeof(last), " (its last record is at %llu.%06llu)",
 				 (unsigned long long)(st->last_time / 1000000000ULL),
 				 (unsigned long long)(st->last_time % 1000000000ULL / 1000));
-		if (hp->per_cpu)
+		if (hp->per_cpu && st->on_ns && !st->off && !st->reopen_err)
+			fprintf(stderr, "perf-ring record: note: cpu %d went offline %d time%s (the "
+				"last at %.1f s)%s; its events were opened again each time it came "
+				"back, so the recording has nothing from cpu %d only while it was "
+				"offline\n", cpu, st->cycles, st->cycles == 1 ? "" : "s",
+				st->off_ns / 1e9, back, cpu);
+		else if (hp->per_cpu && st->reopen_err)
 			fprintf(stderr, "perf-ring record: warning: cpu %d went offline at %.1f s%s; "
-				"its events stayed off from then on, so the recording has nothing "
-				"from cpu %d after that%s\n",
+				"its events could not be opened again (%s), so the recording has "
+				"nothing from cpu %d after that%s\n", cpu, st->off_ns / 1e9, back,
+				strerror(-st->reopen_err), cpu, last);
+		else if (hp->per_cpu)
+			fprintf(stderr, "perf-ring record: warning: cpu %d went offline at %.1f s%s; "
+				"the recording has nothing from cpu %d after that%s\n",
 				cpu, st->off_ns / 1e9, back, cpu, last);
 		else
 			fprintf(stderr, "perf-ring record: note: cpu %d went offline at %.1f s%s; "

@@ -10,6 +10,8 @@
 
 struct hotplug {
 	u64 t0, checked;	/* start of the run, last check */
+	int uevent_fd;		/* kernel uevents (NETLINK_KOBJECT_UEVENT), -1: none */
+	int reopened;		/* -a/-C: CPUs whose events were opened again */
 	bool no_mask;		/* the online mask cannot be read */
 	bool per_cpu;		/* -a/-C events, which a CPU going offline stops */
 	bool backward;		/* flight recorder buffers */
@@ -17,8 +19,18 @@ struct hotplug {
 	u64 sample_type;
 };
 
-/* Read the online mask (at most every 100 ms unless force) and say what changed. */
+/*
+ * Listen to the kernel's uevents, so that a CPU that goes offline and
+ * comes back between two looks is not missed.  Without them (no netlink
+ * in a container, say) the online mask is read alone.
+ */
+void hotplug_listen(struct hotplug *hp);
+/*
+ * Read the uevents and the online mask (at most every 100 ms unless
+ * force) and say what changed.  A ring whose CPU came back gets back set.
+ */
 void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool force);
+void hotplug_close(struct hotplug *hp);
 /* At the end: warn about the holes a CPU going offline left. */
 void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings);
 

@@ -65,12 +65,22 @@ void pbuf_free(struct pbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/*
+ * An event's room for ids in the file: ids_room when set, so that ids
+ * added while a file is written (a CPU that came back) fit before its
+ * data, which must not move.
+ */
+static int id_slots(const struct pf_event *e)
+{
+	return e->ids_room > e->nr_ids ? e->ids_room : e->nr_ids;
+}
+
 static u64 ids_size(const struct pf_event *evs, int nr)
 {
 	u64 n = 0;
 
 	for (int i = 0; i < nr; i++)
-		n += (u64)evs[i].nr_ids * sizeof(u64);
+		n += (u64)id_slots(&evs[i]) * sizeof(u64);
 	return n;
 }
 
@@ -100,8 +110,10 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 		memcpy(h.features, features, sizeof(h.features));
 
 	pbuf_put(&b, &h, sizeof(h));
-	for (int i = 0; i < nr; i++)
+	for (int i = 0; i < nr; i++) {
 		pbuf_put(&b, evs[i].ids, evs[i].nr_ids * sizeof(u64));
+		pbuf_zero(&b, (id_slots(&evs[i]) - evs[i].nr_ids) * sizeof(u64));
+	}
 	for (int i = 0; i < nr; i++) {
 		struct pf_file_attr fa;
 
@@ -109,7 +121,7 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 		fa.attr = evs[i].attr;
 		fa.ids.offset = off;
 		fa.ids.size = evs[i].nr_ids * sizeof(u64);
-		off += fa.ids.size;
+		off += id_slots(&evs[i]) * sizeof(u64);
 		pbuf_put(&b, &fa, sizeof(fa));
 	}
 	if (b.err)

@@ -75,6 +75,7 @@ struct pf_event {
 	struct perf_event_attr attr;
 	u64 *ids;
 	int nr_ids;
+	int ids_room;		/* room for ids in the file's layout (>= nr_ids) */
 	char tp_sys[64];	/* set for tracepoints */
 	char tp_name[128];
 	/*

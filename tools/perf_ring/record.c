@@ -134,6 +134,32 @@ static int serve_requests(struct triggers *t, struct sink *s, struct evlist *el)
 }
 
 /*
+ * -a/-C: the events of a CPU that came back, opened again into its buffer.
+ * A failure is said, and the recording goes on without that CPU.
+ */
+static void reopen_back(const struct record_opts *o, struct evlist *el, struct hotplug *hp)
+{
+	for (int i = 0; i < el->nrings; i++) {
+		struct ring *rg = &el->rings[i];
+		int n;
+
+		if (!rg->back)
+			continue;
+		rg->back = false;
+		n = evlist_reopen_cpu(el, o, rg->cpu);
+		if (n < 0) {
+			rg->reopen_err = n;
+			fprintf(stderr, "perf-ring record: warning: cpu %d: opening its events again "
+				"failed: %s\n", rg->cpu, strerror(-n));
+		} else if (o->verbose) {
+			fprintf(stderr, "perf-ring record: cpu %d: %d events opened again, their ids "
+				"go into the header\n", rg->cpu, n);
+		}
+		hp->reopened += n > 0;
+	}
+}
+
+/*
  * The loop: wait, read, serve, until the targets are done (not at all when
  * the command could not start).  Requests still pending then are served
  * at once, so that every one asked for is answered.  Then stop the events
@@ -155,11 +181,14 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 			break;
 		if (!o->workload && o->npids && !targets_alive(o))
 			break;		/* every -p process (-t thread) has exited */
-		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd));
+		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd) - 1);
+		if (hp->uevent_fd >= 0)
+			tfd[ntfd++] = (struct pollfd){ .fd = hp->uevent_fd, .events = POLLIN };
 		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
 		if (err)
 			break;
 		hotplug_check(hp, el->rings, el->nrings, false);
+		reopen_back(o, el, hp);
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
@@ -188,7 +217,7 @@ int cmd_record(int argc, char **argv)
 	struct pbuf synth = { 0 };
 	struct triggers trig;
 	struct sink *s = NULL;
-	struct hotplug hp = { 0 };
+	struct hotplug hp = { .uevent_fd = -1 };
 	const char *slice_note;
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
@@ -213,6 +242,7 @@ int cmd_record(int argc, char **argv)
 	evlist_config(&el, &o);
 	hp = (struct hotplug){
 		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
+		.uevent_fd = -1,
 	};
 	err = out_init(&out, &o, &el);
 	if (err)
@@ -292,10 +322,13 @@ int cmd_record(int argc, char **argv)
 		triggers_enable_at(&trig, o.delay_ms);
 	s->ops->running(s);
 	hp.t0 = hp.checked = now_ns();
+	if (el.per_cpu)
+		hotplug_listen(&hp);
 
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
 	summary(&o, s, &out, &trig);
 	hotplug_summary(&hp, el.rings, el.nrings);
+	hotplug_close(&hp);
 	triggers_close(&trig);
 
 	stop_sig = triggers_stop_signal();

@@ -36,6 +36,9 @@ struct ring {
 	u64 last_time;		/* newest record time read from it, any type */
 	bool off;		/* its CPU is offline now */
 	u64 off_ns, on_ns;	/* went offline, came back: ns into the run; 0: not */
+	int cycles;		/* times its CPU went offline */
+	bool back;		/* came back since the recorder last looked */
+	int reopen_err;		/* -a/-C: opening its events again failed (-errno) */
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);

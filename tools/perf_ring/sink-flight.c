@@ -26,6 +26,7 @@ struct flight {
 	char *scratch, *snap;		/* one buffer's copy; every buffer's records */
 	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
 	u64 *lost_prev;			/* ... and the kernel's lost counts */
+	int nprev;			/* fds they cover */
 	u64 exp_cum, new_cum, deficit;
 	u64 *snap_head;			/* per ring: the head of this snapshot */
 	bool *ring_seen;		/* ... taken before */
@@ -126,14 +127,27 @@ static int take_snapshot(struct flight *fl, const char *path)
 	if (!fl->scratch) {
 		fl->scratch = malloc(sz);
 		fl->snap = malloc(sz * el->nrings);
-		fl->cnt_prev = calloc(el->nfds, sizeof(u64));
-		fl->lost_prev = calloc(el->nfds, sizeof(u64));
+
 		fl->ring_seen = calloc(el->nrings, sizeof(bool));
 		fl->ring_last_head = calloc(el->nrings, sizeof(u64));
 		fl->snap_head = calloc(el->nrings, sizeof(u64));
-		if (!fl->scratch || !fl->snap || !fl->cnt_prev || !fl->lost_prev || !fl->ring_seen ||
+		if (!fl->scratch || !fl->snap || !fl->ring_seen ||
 		    !fl->ring_last_head || !fl->snap_head)
 			return -ENOMEM;
+	}
+	/* per fd; a CPU that came back brings new fds (evlist_reopen_cpu()) */
+	if (fl->nprev < el->nfds) {
+		u64 *c = realloc(fl->cnt_prev, el->nfds * sizeof(u64));
+		u64 *l = c ? realloc(fl->lost_prev, el->nfds * sizeof(u64)) : NULL;
+
+		if (c)
+			fl->cnt_prev = c;
+		if (!l)
+			return -ENOMEM;
+		fl->lost_prev = l;
+		memset(c + fl->nprev, 0, (el->nfds - fl->nprev) * sizeof(u64));
+		memset(l + fl->nprev, 0, (el->nfds - fl->nprev) * sizeof(u64));
+		fl->nprev = el->nfds;
 	}
 	len = calloc(el->nrings, sizeof(*len));
 	if (!len)
