@@ -31,14 +31,29 @@ resolved() {
 # is resolved.  The newest file's run ends at the newest call, unless
 # NEWEST=0 (files taken while the command still ran).
 trig_files() {
-	local what=$1 count=$2 f last prev=-1 msg good=0 n=0 first lastseq
+	local what=$1 count=$2 f last prev=-1 msg good=0 n=0 first lastseq lost
 	shift 2
 	for f in "$@"; do last=$f; done
 	for f in "$@"; do
 		n=$((n + 1))
+		# a file with no sample (the last one after a switch, when the
+		# command ended just then): perf report says "no samples", so
+		# only perf script must read it
+		if "$PR" report -i "$f" 2>/dev/null | grep -q '^ *SAMPLE events: *0$' ||
+		   ! "$PR" report -i "$f" 2>/dev/null | grep -q '^ *SAMPLE events:'; then
+			if perf script -i "$f" >/dev/null 2>script.err && [ ! -s script.err ]; then
+				good=$((good + 1))
+			else
+				nok "$what: $(basename "$f"), with no sample, decodes" "$(head -3 script.err)"
+			fi
+			continue
+		fi
 		check_file "$f" "$what: $(basename "$f")" lossy || continue
+		# streaming: records the kernel dropped (LOST) leave gaps, as many
+		lost=$("$PR" report -i "$f" 2>/dev/null | sed -n 's/^ *lost: \([0-9]*\) samples.*/\1/p')
 		msg=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $TB "$count" \
-			$([ "$f" = "$last" ] && [ "${NEWEST:-1}" = 1 ] && echo --ends-at-newest))
+			$([ "$f" = "$last" ] && [ "${NEWEST:-1}" = 1 ] && echo --ends-at-newest) \
+			$([ "${lost:-0}" -gt 0 ] && echo --allow-missing "$lost"))
 		if [ $? != 0 ]; then
 			# EMPTY_OK=1: a file taken between two triggers may hold no call
 			if [ "${EMPTY_OK:-0}" = 1 ] && [ "$msg" = "no close(BASE+i) records" ]; then
@@ -47,7 +62,7 @@ trig_files() {
 			fi
 			nok "$what: $(basename "$f") holds one contiguous run" "$msg"; continue
 		fi
-		read -r _ first _ lastseq _ <<<"$msg"
+		read -r _ first _ lastseq _ <<<"$(head -1 <<<"$msg")"
 		if [ "$lastseq" -lt "$prev" ]; then
 			nok "$what: $(basename "$f") comes after the file before it" "last $lastseq < $prev"; continue
 		fi
