@@ -8,7 +8,7 @@
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
 #   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
-#   make series / series-check   the kernel patch series in kernel/
+#   make series / series-check / series-sizes   the kernel series in kernel/
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
@@ -31,7 +31,7 @@ endif
 
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
-	tools-privileges series series-check \
+	tools-privileges series series-check series-sizes \
 	check run bench qemu-bench soak fuzz fuzz-smoke clean help
 
 all: tools
@@ -86,6 +86,12 @@ tools-privileges: deps
 
 series: deps
 	$(Q)$(S)/series.sh $(WORKTREE)
+
+# Object sizes along the series, x86_64 defconfig and the guest config:
+# bench/results/series-sizes.md and series-begin-forward.diff.
+series-sizes: deps
+	$(Q)$(S)/mktree.sh pre
+	$(Q)$(S)/series-sizes.sh
 
 series-check: deps
 	$(Q)$(S)/build-kernel.sh pre
