@@ -18,9 +18,11 @@ TARGETS ?= perf_ring
 # DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config);
 # DEBUG=kcsan: the KCSAN kernel (kernel/configs/perf_ring-kcsan.config).
 # QUICK=1: the short benchmark run.
+# SERIES_PREFIX=N: make qemu-bench measures PRE plus the first N patches
+# against POST (bench/results/qemu-bench-pN.md).
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
-export DEBUG QUICK PARANOID
+export DEBUG QUICK PARANOID SERIES_PREFIX
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.
