@@ -162,7 +162,8 @@ disasm() {
 	echo "bss) of the two objects and \`nm -S\` of the output functions."
 	echo "\"overflow call\" is what __perf_event_overflow() calls to write a"
 	echo "sample, from \`objdump -dr\` of core.o: the function itself"
-	echo "(a direct call) or a retpoline thunk (an indirect call)."
+	echo "(a direct call) or a retpoline thunk (an indirect call); \"-\" is"
+	echo "neither, which without retpolines means a plain indirect call."
 	for cfg in $configs; do
 		echo
 		case "$cfg" in
