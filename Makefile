@@ -8,7 +8,7 @@
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
 #   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
-#   make series / series-check   the kernel patch series in kernel/
+#   make series / series-check / series-sizes   the kernel series in kernel/
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
@@ -19,9 +19,11 @@ TARGETS ?= perf_ring
 # DEBUG=1: the debug kernel (kernel/configs/perf_ring-debug.config);
 # DEBUG=kcsan: the KCSAN kernel (kernel/configs/perf_ring-kcsan.config).
 # QUICK=1: the short benchmark run.
+# SERIES_PREFIX=N: make qemu-bench measures PRE plus the first N patches
+# against POST (bench/results/qemu-bench-pN.md).
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
-export DEBUG QUICK PARANOID
+export DEBUG QUICK PARANOID SERIES_PREFIX
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.
@@ -32,13 +34,13 @@ endif
 
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
-	tools-privileges series series-check \
+	tools-privileges series series-check series-sizes \
 	check run bench qemu-bench soak fuzz fuzz-smoke clean help install
 
 all: tools
 
 help:
-	$(Q)sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -92,6 +94,12 @@ install: deps
 
 series: deps
 	$(Q)$(S)/series.sh $(WORKTREE)
+
+# Object sizes along the series, x86_64 defconfig and the guest config:
+# bench/results/series-sizes.md and series-begin-forward.diff.
+series-sizes: deps
+	$(Q)$(S)/mktree.sh pre
+	$(Q)$(S)/series-sizes.sh
 
 series-check: deps
 	$(Q)$(S)/build-kernel.sh pre

@@ -12,6 +12,8 @@
 #   upstream  tag "base"
 #   pre       tag "pre"
 #   post      tag "pre" plus the series in kernel/ (git am)
+#   post-pN   tag "pre" plus the first N patches of the series, a step of
+#             the series to measure on its own (N from 1 to the count)
 #
 # A new tree is copied (cp -a, which keeps timestamps) from a sibling that is
 # already built when there is one, so that the first build of the second
@@ -19,8 +21,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=${1:?usage: mktree.sh pre|post|upstream}
-case "$kernel" in pre|post|upstream) ;; *) pr_die "KERNEL=$kernel: use pre, post or upstream" ;; esac
+kernel=${1:?usage: mktree.sh pre|post|upstream|post-pN}
+prefix=
+case "$kernel" in
+pre|post|upstream) ;;
+post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
+*) pr_die "KERNEL=$kernel: use pre, post, upstream or post-pN (the first N patches)" ;;
+esac
 # DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,
 # build/kernel/<KERNEL>-debug (-kcsan).
 name=$kernel$(pr_flavour)
@@ -98,14 +105,19 @@ want=
 case "$kernel" in
 upstream) target=tags/base ;;
 pre) target=tags/pre ;;
-post)
+post|post-p*)
 	target=tags/pre
-	want=$(cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) 2>/dev/null | sha256sum | cut -d' ' -f1)
+	want=$( (echo "prefix=$prefix"; cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null)) 2>/dev/null | sha256sum | cut -d' ' -f1)
+	if [ -n "$prefix" ]; then
+		total=$(grep -cv -e '^#' -e '^[[:space:]]*$' "$PR_ROOT/kernel/series" || true)
+		[ "$prefix" -le "$total" ] ||
+			pr_die "KERNEL=$kernel: kernel/series has only $total patches"
+	fi
 	;;
 esac
 
 cd "$tree"
-if [ "$kernel" != post ]; then
+if [ -z "$want" ]; then
 	if [ "$(git rev-parse HEAD)" != "$(git rev-parse "$target^{commit}")" ]; then
 		git checkout -q "$target"
 	fi
@@ -120,6 +132,7 @@ n=0
 if [ -f "$PR_ROOT/kernel/series" ]; then
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
+		[ -z "$prefix" ] || [ "$n" -lt "$prefix" ] || break
 		git "${git_id[@]}" am -q --committer-date-is-author-date "$PR_ROOT/kernel/$p" ||
 			pr_die "$name: kernel/$p does not apply on PRE (git am in ${tree#"$PR_ROOT"/})"
 		n=$((n + 1))

@@ -38,7 +38,10 @@ n=$(git -C "$wt" rev-list --count "$base..HEAD")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-git -C "$wt" -c core.abbrev=12 -c diff.noprefix=false -c diff.renames=true \
+# The cover letter's From line is the committer's identity: make it the
+# project's, as in the patches, whoever runs this.
+git -C "$wt" -c "user.name=perf_ring project" -c user.email=perf_ring@lists.invalid \
+	-c core.abbrev=12 -c diff.noprefix=false -c diff.renames=true \
 	-c format.signOff=false -c format.numbered=auto \
 	format-patch -q --cover-letter --no-signature --zero-commit \
 	--no-thread --no-base --encode-email-headers \
