@@ -127,8 +127,10 @@ for mode in stream flight; do
 	# a file per second of the run, and the last one
 	if [ $rc = 0 ] && [ "$nf" -ge $((ms / 1000)) ] && [ "$nf" -le $((ms / 1000 + 2)) ]; then
 		ok "$mode -z --switch-output=1s: $nf files in a $ms ms run"
-		# the files after the workload's last call hold no run: check the first
-		trig_files "$mode -z --switch-output=1s, the file with the calls" 200000 $(ls sw.data.* | head -1)
+		# every file; the flight recorder's last snapshot still holds the
+		# newest call, the last streaming file (the sleep) holds none
+		NEWEST=$([ $mode = flight ] && echo 1 || echo 0) \
+			trig_files "$mode -z --switch-output=1s" 200000 $(ls sw.data.* | sort)
 	else
 		nok "$mode -z --switch-output=1s: a file per second" "exit $rc, $nf files in $ms ms: $(tail -3 sw.err)"
 	fi
