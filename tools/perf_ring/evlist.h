@@ -13,6 +13,7 @@
 
 #include "cmdline.h"
 #include "counts.h"
+#include "recsize.h"
 #include "ring.h"
 
 struct efd {
@@ -62,6 +63,8 @@ struct evlist {
 	u64 sample_type;	/* shared by every event, RAW aside */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
+	u32 max_rec;		/* the largest record the recorded events write */
+	u64 margin;		/* bytes that may be in flight in a buffer (recsize.h) */
 };
 
 #define SB_RING_BYTES (64u << 10)
@@ -78,7 +81,16 @@ void evlist_config(struct evlist *el, const struct record_opts *o);
  * -ESRCH (with the message kept, fail.h) when a -p process does not exist.
  */
 int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
-/* Open, map a buffer per CPU, redirect, read the ids. */
+/*
+ * The largest record the recorded events (not the side-band or trigger
+ * ones) can write, with the kernel's limits l.
+ */
+u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
+/*
+ * Open, map a buffer per CPU, redirect, read the ids, and set the buffers'
+ * snapshot margin from the largest record (-EINVAL when an --overwrite
+ * buffer is too small for it).
+ */
 int evlist_open(struct evlist *el, const struct record_opts *o);
 void evlist_enable(struct evlist *el, bool on);
 /*

@@ -24,6 +24,11 @@ struct ring {
 	bool have_last;
 	u32 max_rec;		/* largest record seen */
 	/*
+	 * backward: bytes writers may hold reserved and unpublished below
+	 * the head (recsize_margin()); 0: not set, the largest a record can be
+	 */
+	u64 margin;
+	/*
 	 * flight recorder, sink-flight.c: bytes of the new records copied, and
 	 * how many of them were samples of fixed-period [0] and frequency [1]
 	 * events, over the snapshots, halved at each one: the share of bytes
@@ -39,6 +44,8 @@ struct ring {
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
+/* The smallest power of two KiB at least bytes. */
+u64 ring_pow2_kb(u64 bytes);
 void ring_unmap(struct ring *r);
 
 static inline u64 ring_head(const struct ring *r)
