@@ -7,7 +7,8 @@
 # 'perf-ring report'.  Prints TAP; exits non-zero on any failure.  Missing
 # privileges or tools are a SKIP with the reason.
 #
-# usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP name the binaries)
+# usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP, WATCH_LOOP, CG_TREE and
+# CG_TREE_NOFP name the binaries)
 
 set -u
 W=${1:?scratch dir}
@@ -622,6 +623,9 @@ elif [ $rc = 0 ] && check_file per.data "cpu-clock/period=2000000/"; then
 else
 	nok "the period= term" "exit $rc: $(cat per.err)"
 fi
+
+# call chains: -g, --call-graph dwarf, in streaming and flight-recorder files
+. "$HERE/e2e-callchains.sh"
 
 # the triggers: switches, snapshots, rotation, the control channel
 . "$HERE/e2e-triggers.sh"

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A workload with a known call tree for the call-chain tests:
+ * main -> top -> mid -> leaf, each level burning its own share of the CPU
+ * time: top 20%, mid 30%, leaf 50% (in loop iterations).  Built with and
+ * without frame pointers.  Usage: cg-tree [SECONDS] (default 1).
+ */
+#include <stdlib.h>
+#include <time.h>
+
+static volatile unsigned long sink;
+
+static __attribute__((noinline)) void burn(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i;
+}
+
+/* each level burns inline (not in burn()) so that the time is its own */
+#define SPIN(n) do { for (unsigned long i = 0; i < (n); i++) sink += i; } while (0)
+
+__attribute__((noinline)) void leaf(void)
+{
+	SPIN(50000);
+}
+
+__attribute__((noinline)) void mid(void)
+{
+	SPIN(30000);
+	leaf();
+}
+
+__attribute__((noinline)) void top(void)
+{
+	SPIN(20000);
+	mid();
+}
+
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1.0;
+	struct timespec t0, t;
+
+	burn(1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int k = 0; k < 100; k++)
+			top();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
