@@ -15,6 +15,7 @@ enum {
 	OPT_SWITCH_MAX_FILES, OPT_TIMESTAMP_FILENAME, OPT_CONTROL, OPT_SNAPSHOT_DELAY,
 	OPT_SNAPSHOT_MIN_INTERVAL, OPT_SWITCH_OUTPUT_EVENT,
 	OPT_FILTER, OPT_CALL_GRAPH, OPT_USER_CALLCHAINS, OPT_KERNEL_CALLCHAINS,
+	OPT_NO_BUILDID, OPT_NO_BUILDID_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +47,8 @@ static const struct option longopts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "user-callchains", no_argument, NULL, OPT_USER_CALLCHAINS },
 	{ "kernel-callchains", no_argument, NULL, OPT_KERNEL_CALLCHAINS },
+	{ "no-buildid", no_argument, NULL, 'B' },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -105,6 +108,9 @@ void record_usage(FILE *f)
 "                            for DWARF unwinding, or last branch records\n"
 "      --user-callchains     only user call chains (exclude_callchain_kernel)\n"
 "      --kernel-callchains   only kernel call chains (exclude_callchain_user)\n"
+"  -B, --no-buildid          no build-ids: not asked of the kernel, not in the file\n"
+"  -N, --no-buildid-cache    build-ids in the file, but the DSOs not added to\n"
+"                            perf's build-id cache (~/.debug)\n"
 "  -q, --quiet / -v, --verbose\n");
 }
 
@@ -236,7 +242,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::r:gqvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:z::r:gBNqvh", longopts, NULL)) != -1) {
 		const char *arg = optarg && *optarg == '=' ? optarg + 1 : optarg;
 
 		switch (c) {
@@ -372,6 +378,12 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_KERNEL_CALLCHAINS:
 			o->kernel_callchains = true;
+			break;
+		case 'B':
+			o->no_buildid = true;
+			break;
+		case 'N':
+			o->no_buildid_cache = true;
 			break;
 		case 'q':
 			o->quiet = true;

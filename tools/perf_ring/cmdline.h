@@ -40,6 +40,8 @@ struct record_opts {
 	u32 stack_dump;		/* --call-graph dwarf,SIZE: user stack bytes */
 	bool user_callchains;	/* --user-callchains: exclude_callchain_kernel */
 	bool kernel_callchains;	/* --kernel-callchains: exclude_callchain_user */
+	bool no_buildid;	/* -B: no build-ids at all */
+	bool no_buildid_cache;	/* -N: build-ids in the file, not in ~/.debug */
 	bool quiet, verbose;
 	char **workload;	/* argv after -- */
 	int argc;

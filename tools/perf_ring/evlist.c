@@ -188,6 +188,12 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
+			/*
+			 * build-ids in MMAP2 (Linux 5.12+; evlist_open() drops
+			 * it where the kernel refuses it, and the ELF notes are
+			 * read instead, output.c)
+			 */
+			a->build_id = !o->no_buildid;
 			/* DWARF unwinding reads .eh_frame from the read-only maps */
 			if (o->callgraph == CALLGRAPH_DWARF)
 				a->mmap_data = 1;
@@ -413,6 +419,11 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 				char msg[400];
 				int err;
 
+				if (fd < 0 && errno == EINVAL && ev->attr.build_id) {
+					/* before 5.12: the build-ids come from the ELF notes */
+					ev->attr.build_id = 0;
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
+				}
 				if (fd < 0 && user_only_fallback(ev, errno)) {
 					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 					if (fd >= 0 && !o->quiet)
