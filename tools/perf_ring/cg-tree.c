@@ -4,6 +4,11 @@
  * main -> top -> mid -> leaf, each level burning its own share of the CPU
  * time: top 20%, mid 30%, leaf 50% (in loop iterations).  Built with and
  * without frame pointers.  Usage: cg-tree [SECONDS] (default 1).
+ *
+ * Built with -DCG_FRONT it is the same program "rebuilt with a new
+ * function in front": 4 KiB of new code before leaf moves every function
+ * after it, so a recording of the old build names the wrong functions
+ * unless perf finds the old binary by its build-id.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -18,6 +23,13 @@ static __attribute__((noinline)) void burn(unsigned long n)
 
 /* each level burns inline (not in burn()) so that the time is its own */
 #define SPIN(n) do { for (unsigned long i = 0; i < (n); i++) sink += i; } while (0)
+
+#ifdef CG_FRONT
+__attribute__((noinline)) void front(void)
+{
+	__asm__ volatile(".fill 4096, 1, 0x90");
+}
+#endif
 
 __attribute__((noinline)) void leaf(void)
 {
