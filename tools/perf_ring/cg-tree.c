@@ -3,7 +3,8 @@
  * A workload with a known call tree for the call-chain tests:
  * main -> top -> mid -> leaf, each level burning its own share of the CPU
  * time: top 20%, mid 30%, leaf 50% (in loop iterations).  Built with and
- * without frame pointers.  Usage: cg-tree [SECONDS] (default 1).
+ * without frame pointers.  Usage: cg-tree [SECONDS] (default 1), or
+ * cg-tree -i N: N calls of top(), a fixed amount of work (the benchmark).
  *
  * Built with -DCG_FRONT it is the same program "rebuilt with a new
  * function in front": 4 KiB of new code before leaf moves every function
@@ -11,6 +12,7 @@
  * unless perf finds the old binary by its build-id.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
@@ -54,6 +56,11 @@ int main(int argc, char **argv)
 	struct timespec t0, t;
 
 	burn(1);
+	if (argc > 2 && !strcmp(argv[1], "-i")) {
+		for (long n = atol(argv[2]); n > 0; n--)
+			top();
+		return 0;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int k = 0; k < 100; k++)
