@@ -14,6 +14,8 @@
 #      (bench_loss.py)
 #   7. the time from a trigger (signal, control, event) to its snapshot
 #      (bench_triggers.py)
+#   8. call chains: the overhead of perf-ring -g and --call-graph dwarf
+#      against perf record's, paired (bench_callchains.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -44,7 +46,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

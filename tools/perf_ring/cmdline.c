@@ -14,7 +14,8 @@ enum {
 	OPT_SWITCH_OUTPUT, OPT_SNAPSHOT_PAUSE, OPT_SYNTH_THREADS, OPT_READER_SLICE,
 	OPT_SWITCH_MAX_FILES, OPT_TIMESTAMP_FILENAME, OPT_CONTROL, OPT_SNAPSHOT_DELAY,
 	OPT_SNAPSHOT_MIN_INTERVAL, OPT_SWITCH_OUTPUT_EVENT,
-	OPT_FILTER, OPT_NO_INHERIT,
+	OPT_FILTER, OPT_NO_INHERIT, OPT_CALL_GRAPH, OPT_USER_CALLCHAINS, OPT_KERNEL_CALLCHAINS,
+	OPT_NO_BUILDID, OPT_NO_BUILDID_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +47,11 @@ static const struct option longopts[] = {
 	{ "synth-threads", required_argument, NULL, OPT_SYNTH_THREADS },
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "reader-slice", required_argument, NULL, OPT_READER_SLICE },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "user-callchains", no_argument, NULL, OPT_USER_CALLCHAINS },
+	{ "kernel-callchains", no_argument, NULL, OPT_KERNEL_CALLCHAINS },
+	{ "no-buildid", no_argument, NULL, 'B' },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -102,6 +108,16 @@ void record_usage(FILE *f)
 "      --reader-slice USEC   the reader's fair-scheduler slice, 100..100000 us\n"
 "                            (default 100; 0: the kernel's default; Linux 6.12+;\n"
 "                            not with -r)\n"
+"  -g                        call chains by frame pointers (--call-graph fp)\n"
+"      --call-graph fp|dwarf[,SIZE]|lbr\n"
+"                            call chains: frame pointers, the user stack (SIZE\n"
+"                            bytes, default 8192, at most 65528) and registers\n"
+"                            for DWARF unwinding, or last branch records\n"
+"      --user-callchains     only user call chains (exclude_callchain_kernel)\n"
+"      --kernel-callchains   only kernel call chains (exclude_callchain_user)\n"
+"  -B, --no-buildid          no build-ids: not asked of the kernel, not in the file\n"
+"  -N, --no-buildid-cache    build-ids in the file, but the DSOs not added to\n"
+"                            perf's build-id cache (~/.debug)\n"
 "  -q, --quiet / -v, --verbose\n");
 }
 
@@ -170,6 +186,50 @@ static int switch_output_parse(struct record_opts *o, const char *arg)
 	return bad("--switch-output", arg, "expected signal, a size such as 10M or a time such as 30s");
 }
 
+/*
+ * perf's parse_callchain_record(): "fp", "dwarf" with an optional
+ * ",SIZE" (bytes, rounded up to 8, at most 65528), "lbr".
+ */
+int callgraph_parse(const char *arg, struct record_opts *o, char *err, size_t errlen)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (n == 2 && !strncmp(arg, "fp", 2)) {
+		o->callgraph = CALLGRAPH_FP;
+	} else if (n == 3 && !strncmp(arg, "lbr", 3)) {
+		o->callgraph = CALLGRAPH_LBR;
+	} else if (n == 5 && !strncmp(arg, "dwarf", 5)) {
+		o->callgraph = CALLGRAPH_DWARF;
+		o->stack_dump = CALLGRAPH_DWARF_DUMP;
+		if (comma) {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(comma + 1, &end, 0);
+			if (errno || end == comma + 1 || *end || comma[1] == '-' || !v ||
+			    ALIGN_UP(v, 8) > CALLGRAPH_DWARF_DUMP_MAX) {
+				snprintf(err, errlen, "--call-graph %s: incorrect stack dump size "
+					 "(max %u): %s", arg, CALLGRAPH_DWARF_DUMP_MAX, comma + 1);
+				return -EINVAL;
+			}
+			o->stack_dump = ALIGN_UP(v, 8);
+		}
+		return 0;
+	} else {
+		snprintf(err, errlen, "--call-graph %s: unknown mode '%.*s': expected fp, "
+			 "dwarf[,SIZE] or lbr", arg, (int)n, arg);
+		return -EINVAL;
+	}
+	if (comma) {
+		snprintf(err, errlen, "--call-graph %s: no more arguments needed for %.*s",
+			 arg, (int)n, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	long pg = sysconf(_SC_PAGESIZE), v;
@@ -189,7 +249,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:t:D:z::r:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:o:m:c:F:aC:p:t:D:z::r:gBNqvh", longopts, NULL)) != -1) {
 		const char *arg = optarg && *optarg == '=' ? optarg + 1 : optarg;
 
 		switch (c) {
@@ -324,6 +384,28 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 				return bad("--reader-slice", arg, "expected 0 or 100..100000 microseconds");
 			o->reader_slice_us = v;
 			break;
+		case 'g':
+			o->callgraph = CALLGRAPH_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			ret = callgraph_parse(arg, o, err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "perf-ring record: %s\n", err);
+				return ret;
+			}
+			break;
+		case OPT_USER_CALLCHAINS:
+			o->user_callchains = true;
+			break;
+		case OPT_KERNEL_CALLCHAINS:
+			o->kernel_callchains = true;
+			break;
+		case 'B':
+			o->no_buildid = true;
+			break;
+		case 'N':
+			o->no_buildid_cache = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -398,6 +480,18 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	if (ret) {
 		fprintf(stderr, "perf-ring record: %s\n", err);
 		return ret;
+	}
+
+	if (o->callgraph == CALLGRAPH_LBR && !hw_pmu_present()) {
+		fprintf(stderr, "perf-ring record: --call-graph lbr: this machine has no hardware "
+			"PMU (no cpu PMU under /sys/bus/event_source/devices, as in most virtual "
+			"machines), so no last branch records; use fp or dwarf\n");
+		return -EOPNOTSUPP;
+	}
+	if (o->user_callchains && o->kernel_callchains) {
+		fprintf(stderr, "perf-ring record: --user-callchains and --kernel-callchains "
+			"exclude each other: give neither for both\n");
+		return -EINVAL;
 	}
 
 	/* buffer size: pages (perf's unit) or a size with a suffix */

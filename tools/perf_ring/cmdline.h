@@ -39,12 +39,30 @@ struct record_opts {
 	int synth_threads;
 	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0 = off */
 	unsigned int reader_slice_us;	/* the reader's EEVDF slice, 0 = default */
+	int callgraph;		/* -g, --call-graph: enum record_callgraph */
+	u32 stack_dump;		/* --call-graph dwarf,SIZE: user stack bytes */
+	bool user_callchains;	/* --user-callchains: exclude_callchain_kernel */
+	bool kernel_callchains;	/* --kernel-callchains: exclude_callchain_user */
+	bool no_buildid;	/* -B: no build-ids at all */
+	bool no_buildid_cache;	/* -N: build-ids in the file, not in ~/.debug */
 	bool quiet, verbose;
 	char **workload;	/* argv after -- */
 	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;
 	char **argv;		/* our own command line, for HEADER_CMDLINE */
 };
+
+enum record_callgraph { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF, CALLGRAPH_LBR };
+
+/* perf's default and largest user stack dump for --call-graph dwarf */
+#define CALLGRAPH_DWARF_DUMP 8192u
+#define CALLGRAPH_DWARF_DUMP_MAX 65528u
+
+/*
+ * --call-graph as perf parses it: fp, dwarf[,SIZE], lbr.  0, or -EINVAL
+ * with the reason in err.
+ */
+int callgraph_parse(const char *arg, struct record_opts *o, char *err, size_t errlen);
 
 /* Files are switched or snapshots taken on request: name them by time. */
 static inline bool record_switching(const struct record_opts *o)

@@ -127,6 +127,8 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 			c->lost += rd64(buf + pos + 16);
 		} else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
 			c->lost_samples += rd64(buf + pos + 8);
+		} else if ((h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_MMAP) && c->on_map) {
+			c->on_map(c->map_ctx, buf + pos);
 		}
 		/* perf orders every record by time: a sample's was read above */
 		t_any = h.type == PERF_RECORD_SAMPLE ? 0 : record_time(buf + pos, st);

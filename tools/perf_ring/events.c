@@ -985,6 +985,43 @@ static char *tp_fields(const struct pf_event *e)
 	return out;
 }
 
+/*
+ * The RAW part of a sample of e (the u32 size and the data, 8-aligned), at
+ * most: exact for a tracepoint whose fields all have a fixed size,
+ * PERF_MAX_TRACE_SIZE (8192) when one has a dynamic size (__data_loc,
+ * __rel_loc) or the format cannot be read, 0 when e has no RAW.
+ */
+u32 events_raw_max(const struct pf_event *e)
+{
+	const char *tfs = tfs_path();
+	char path[512], *fmt, *s;
+	u64 end = 0;
+
+	if (e->attr.type != PERF_TYPE_TRACEPOINT)
+		return 0;
+	if (!tfs)
+		return 8192;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tfs, e->tp_sys, e->tp_name);
+	if (read_text_file(path, &fmt, NULL))
+		return 8192;
+	for (s = strstr(fmt, "field:"); s; s = strstr(s + 1, "field:")) {
+		char *nl = strchr(s, '\n'), *o = strstr(s, "offset:"), *z = strstr(s, "size:");
+		unsigned long off, size;
+
+		if (!nl || !o || !z || o > nl || z > nl ||
+		    sscanf(o, "offset:%lu", &off) != 1 || sscanf(z, "size:%lu", &size) != 1 ||
+		    memmem(s, nl - s, "__data_loc", 10) || memmem(s, nl - s, "__rel_loc", 9)) {
+			end = 8192;
+			break;
+		}
+		if (off + size > end)
+			end = off + size;
+	}
+	free(fmt);
+	end = ALIGN_UP(end + 4, 8);
+	return end > 8192 ? 8192 : (u32)end;
+}
+
 static bool has_field(const char *fields, const char *name, size_t len)
 {
 	char want[130];

@@ -76,6 +76,11 @@ int events_unapplied(const struct ev_list *l, unsigned int applied, bool user_pe
 /* Free what events_parse() and events_add_filter() allocated; l is empty after. */
 void events_free(struct ev_list *l);
 
+/*
+ * The largest RAW part (u32 size and data, 8-aligned) of e's samples; 0
+ * when e is no tracepoint.
+ */
+u32 events_raw_max(const struct pf_event *e);
 bool hw_pmu_present(void);
 /* Message for a failed perf_event_open() of e. */
 void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t len);

@@ -15,6 +15,7 @@
 #include "events.h"
 #include "evlist.h"
 #include "fail.h"
+#include "recsize.h"
 #include "synth.h"
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
@@ -79,6 +80,41 @@ static void open_denied_msg(const struct pf_event *ev, int err, pid_t pid,
 		 strerror(err), need, p);
 }
 
+/*
+ * x86_64's user registers for DWARF unwinding, perf's default
+ * (PERF_REGS_MASK in tools/perf/arch/x86/include/perf_regs.h): AX to R15
+ * less DS, ES, FS and GS.
+ */
+#if defined(__aarch64__)
+#define CALLGRAPH_REGS_USER 0x1ffffffffULL	/* x0..x30, sp, pc */
+#else
+#define CALLGRAPH_REGS_USER 0xff0fffULL
+#endif
+
+/* -g and --call-graph as perf's evsel__config_callchain() sets them. */
+static void config_callchain(struct perf_event_attr *a, const struct record_opts *o)
+{
+	if (!o->callgraph)
+		return;
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->kernel_callchains)
+		a->exclude_callchain_user = 1;
+	if (o->user_callchains)
+		a->exclude_callchain_kernel = 1;
+	if (o->callgraph == CALLGRAPH_LBR && !a->exclude_user) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					PERF_SAMPLE_BRANCH_NO_CYCLES | PERF_SAMPLE_BRANCH_NO_FLAGS |
+					PERF_SAMPLE_BRANCH_HW_INDEX;
+	} else if (o->callgraph == CALLGRAPH_DWARF) {
+		/* the user part is unwound from the stack copy, afterwards */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = CALLGRAPH_REGS_USER;
+		a->sample_stack_user = o->stack_dump;
+		a->exclude_callchain_user = 1;
+	}
+}
+
 void evlist_config(struct evlist *el, const struct record_opts *o)
 {
 	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -94,6 +130,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	/* PERF_RING_NO_FORMAT_LOST=1 forces the fallback of kernels before 6.0 (tests) */
 	el->lost_fmt = !getenv("PERF_RING_NO_FORMAT_LOST");
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
+	synth_set_data_maps(o->callgraph == CALLGRAPH_DWARF);
 	el->trig_first = o->switch_ev_first;
 	el->trig_nr = o->switch_ev_nr;
 	for (int i = 0; i < el->nev; i++) {
@@ -160,7 +197,18 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;
+			/*
+			 * build-ids in MMAP2 (Linux 5.12+; evlist_open() drops
+			 * it where the kernel refuses it, and the ELF notes are
+			 * read instead, output.c)
+			 */
+			a->build_id = !o->no_buildid;
+			/* DWARF unwinding reads .eh_frame from the read-only maps */
+			if (o->callgraph == CALLGRAPH_DWARF)
+				a->mmap_data = 1;
 		}
+		if (!sb && !trig)
+			config_callchain(a, o);
 	}
 }
 
@@ -302,9 +350,71 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 
 static int build_idmap(struct evlist *el);
 
+u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l)
+{
+	u32 m = 0;
+
+	for (int e = 0; e < el->nev; e++) {
+		const struct pf_event *ev = &el->evs[e];
+		int ld = events_leader(el->evs, e);
+		u32 r;
+
+		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
+			continue;	/* not in the recorded buffers */
+		r = recsize_event_max(&ev->attr, events_raw_max(ev),
+				      el->evs[ld >= 0 ? ld : e].nr_members, l);
+		if (r > m)
+			m = r;
+	}
+	return m;
+}
+
+/* The cpu PMU's LBR depth, 0 without one. */
+static u32 lbr_depth(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/branches", "r");
+	unsigned int v = 0;
+
+	if (!f)
+		return 32;	/* not told: the deepest LBR there is */
+	if (fscanf(f, "%u", &v) != 1 || !v)
+		v = 32;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The flight recorder's snapshot margin (ring_bwd_snapshot()), from the
+ * largest record the events can write.  Read once the events are open:
+ * the kernel refuses to change perf_event_max_stack and
+ * perf_event_max_contexts_per_stack while call-chain events exist.
+ */
+static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
+{
+	struct recsize_limits l;
+	u64 margin;
+
+	recsize_limits_read(&l);
+	if (o->callgraph == CALLGRAPH_LBR)
+		l.max_branches = lbr_depth();
+	el->max_rec = evlist_max_record(el, &l);
+	margin = recsize_margin(el->max_rec, el->sample_type);
+	el->margin = margin;
+	for (int i = 0; i < el->nrings; i++)
+		el->rings[i].margin = margin;
+	if (o->overwrite && margin > o->mmap_bytes / 2)
+		return fail_set(-EINVAL, "--overwrite: records of up to %u bytes need a buffer of "
+				"at least %llu kB (-m %lluK) so that a snapshot never shows a "
+				"record the kernel is still writing; the buffer is %llu kB",
+				el->max_rec, (unsigned long long)ring_pow2_kb(2 * margin),
+				(unsigned long long)ring_pow2_kb(2 * margin),
+				(unsigned long long)o->mmap_bytes >> 10);
+	return 0;
+}
+
 int evlist_open(struct evlist *el, const struct record_opts *o)
 {
-	int maxfds = el->ncpu * el->nthr * el->nev;
+	int maxfds = el->ncpu * el->nthr * el->nev, err0;
 
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(el->ncpu, sizeof(*el->rings));
@@ -352,6 +462,11 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 						fprintf(stderr, "perf-ring record: the kernel has no "
 							"PERF_FORMAT_LOST (before 6.0): lost records are "
 							"counted from the LOST records\n");
+				}
+				if (fd < 0 && errno == EINVAL && ev->attr.build_id) {
+					/* before 5.12: the build-ids come from the ELF notes */
+					ev->attr.build_id = 0;
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 				}
 				if (fd < 0 && user_only_fallback(ev, errno)) {
 					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
@@ -402,6 +517,9 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 	}
 	if (!el->nfds)
 		return fail_set(-ESRCH, "no thread to record (the process exited?)");
+	err0 = evlist_set_margin(el, o);
+	if (err0)
+		return err0;
 	return build_idmap(el);
 }
 

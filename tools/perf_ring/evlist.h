@@ -13,6 +13,7 @@
 
 #include "cmdline.h"
 #include "counts.h"
+#include "recsize.h"
 #include "ring.h"
 
 struct efd {
@@ -64,6 +65,8 @@ struct evlist {
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 	int reopened;		/* CPUs whose events were opened again */
+	u32 max_rec;		/* the largest record the recorded events write */
+	u64 margin;		/* bytes that may be in flight in a buffer (recsize.h) */
 };
 
 #define SB_RING_BYTES (64u << 10)
@@ -81,7 +84,16 @@ void evlist_config(struct evlist *el, const struct record_opts *o);
  * when a -p process or -t thread does not exist.
  */
 int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
-/* Open, map a buffer per CPU, redirect, read the ids. */
+/*
+ * The largest record the recorded events (not the side-band or trigger
+ * ones) can write, with the kernel's limits l.
+ */
+u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
+/*
+ * Open, map a buffer per CPU, redirect, read the ids, and set the buffers'
+ * snapshot margin from the largest record (-EINVAL when an --overwrite
+ * buffer is too small for it).
+ */
 int evlist_open(struct evlist *el, const struct record_opts *o);
 void evlist_enable(struct evlist *el, bool on);
 /*

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "buildid.h"
 #include "fail.h"
 #include "output.h"
 #include "tracing.h"
@@ -45,6 +46,64 @@ static void keep_old(const char *path)
 			path, old, strerror(errno));
 }
 
+static void out_on_map(void *ctx, const char *rec)
+{
+	struct out_file *f = ctx;
+
+	bidset_scan_map(&f->bids, rec);
+}
+
+/*
+ * The build-ids of this file's DSOs and of the kernel: from the kernel's
+ * MMAP2 records where it put them there (attr.build_id), else from the
+ * files' ELF notes, read once per run.  Then into perf's build-id cache,
+ * once per run, unless --no-buildid-cache.  What has no build-id is left
+ * out, as perf leaves it out.
+ */
+static void out_build_ids(struct out_file *f, struct pbuf *b)
+{
+	char dir[4096];
+	bool cache = !f->o->no_buildid_cache && !buildid_cache_dir(dir, sizeof(dir));
+
+	if (!bidset_find(&f->known, BUILDID_KERNEL_NAME)) {
+		u8 id[BUILD_ID_MAX], size = 0;
+		struct dso_bid *k;
+
+		buildid_kernel(id, &size);
+		k = bidset_add(&f->known, BUILDID_KERNEL_NAME, size ? id : NULL, size, true);
+		if (k)
+			k->tried = true;
+	}
+	bidset_add(&f->bids, BUILDID_KERNEL_NAME, NULL, 0, true);
+	for (int i = 0; i < f->bids.n; i++) {
+		struct dso_bid *d = &f->bids.v[i];
+		struct dso_bid *k = bidset_add(&f->known, d->name, d->size ? d->id : NULL,
+					       d->size, d->kernel);
+
+		if (!k)
+			continue;
+		if (!k->size && !k->tried)
+			buildid_from_elf(k->name, k->id, &k->size);
+		k->tried = true;
+		if (!d->size && k->size) {
+			d->size = k->size;
+			memcpy(d->id, k->id, k->size);
+		}
+		if (cache && k->size && !k->cached) {
+			int err = buildid_cache_add(dir, k);
+
+			k->cached = true;	/* tried: not again */
+			if (err && !f->cache_warned && !f->o->quiet) {
+				fprintf(stderr, "perf-ring record: build-id cache %s: %s: %s "
+					"(perf report may name the wrong functions after a rebuild)\n",
+					dir, k->name, strerror(-err));
+				f->cache_warned = true;
+			}
+		}
+	}
+	buildid_section(&f->bids, b);
+}
+
 int out_open(struct out_file *f, const char *path)
 {
 	struct writer_opts wo = {
@@ -62,6 +121,11 @@ int out_open(struct out_file *f, const char *path)
 	}
 	memset(&f->cnt, 0, sizeof(f->cnt));
 	memset(f->ev_samples, 0, f->el->nev * sizeof(u64));
+	bidset_free(&f->bids);
+	if (!f->o->no_buildid) {
+		f->cnt.on_map = out_on_map;
+		f->cnt.map_ctx = f;
+	}
 	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
 	if (err)
@@ -188,12 +252,16 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		.snapshot = f->tot.nfiles + 1,
 	};
 	u64 features[PF_FEAT_BITS / 64] = { 0 };
-	struct pbuf fb = { 0 };
+	struct pbuf fb = { 0 }, bids = { 0 };
 	u64 data_size;
 	int werr, err;
 
 	if (!f->on)
 		return 0;
+	if (!f->o->no_buildid) {
+		out_build_ids(f, &bids);
+		meta.build_ids = &bids;
+	}
 	if (f->cur) {
 		if (f->cur->len)
 			writer_put(&f->w, f->cur);
@@ -244,6 +312,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	}
 	writer_free(&f->w);
 	pbuf_free(&fb);
+	pbuf_free(&bids);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, data_size, features);
 	if (err)
 		fail_set(err, "finalizing the header of '%s': %s", f->path, strerror(-err));
@@ -325,4 +394,6 @@ void out_free(struct out_file *f)
 	free(f->kept);
 	f->kept = NULL;
 	f->nkept = 0;
+	bidset_free(&f->bids);
+	bidset_free(&f->known);
 }

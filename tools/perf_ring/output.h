@@ -8,6 +8,7 @@
 #ifndef PERF_RING_OUTPUT_H
 #define PERF_RING_OUTPUT_H
 
+#include "buildid.h"
 #include "cmdline.h"
 #include "evlist.h"
 #include "perfdata.h"
@@ -39,6 +40,9 @@ struct out_file {
 	int max_files;			/* keep at most this many (0: all) */
 	char **kept;			/* the files kept, oldest first */
 	int nkept;
+	struct bidset bids;		/* this file's DSOs (its MMAP, MMAP2 records) */
+	struct bidset known;		/* every DSO so far: build-ids read, cached */
+	bool cache_warned;
 };
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);

@@ -307,6 +307,9 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 	case PF_FEAT_GROUP_DESC:
 		events_group_desc(evs, nr, b);
 		break;
+	case PF_FEAT_BUILD_ID:
+		pbuf_put(b, meta->build_ids->p, meta->build_ids->len);
+		break;
 	case PF_FEAT_HOSTNAME:
 		pbuf_pstr(b, u.nodename);
 		break;
@@ -378,7 +381,7 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		      u64 *features, struct pbuf *out)
 {
 	static const int order[] = {
-		PF_FEAT_TRACING_DATA, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
+		PF_FEAT_TRACING_DATA, PF_FEAT_BUILD_ID, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
 		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
 		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
 		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC,
@@ -402,6 +405,8 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		if (f == PF_FEAT_TRACING_DATA && !has_tp)
 			continue;
 		if (f == PF_FEAT_COMPRESSED && !meta->comp.on)
+			continue;
+		if (f == PF_FEAT_BUILD_ID && (!meta->build_ids || !meta->build_ids->len))
 			continue;
 		if (f == PF_FEAT_SAMPLE_TIME && !meta->last_time)
 			continue;

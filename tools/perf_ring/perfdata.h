@@ -108,6 +108,7 @@ struct pf_meta {
 	bool flight;			/* write PF_FEAT_PERF_RING */
 	u64 overwritten;		/* records overwritten before this snapshot */
 	u64 snapshot;			/* snapshot sequence number */
+	const struct pbuf *build_ids;	/* HEADER_BUILD_ID's body (buildid.h), or NULL */
 };
 
 #define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */
@@ -182,6 +183,9 @@ struct pf_counts {
 	u64 bytes;
 	u64 first_time, last_time;
 	u64 walk_newest;	/* newest record time of the last counts_walk() */
+	/* called with each MMAP and MMAP2 record walked, when set */
+	void (*on_map)(void *ctx, const char *rec);
+	void *map_ctx;
 };
 
 const char *pf_record_name(u32 type);

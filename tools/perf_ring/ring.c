@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "counts.h"
+#include "recsize.h"
 #include "ring.h"
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
@@ -41,6 +42,15 @@ int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
 	r->pg = r->base;
 	r->data = (char *)r->base + pg;
 	return 0;
+}
+
+u64 ring_pow2_kb(u64 bytes)
+{
+	u64 kb = 4;
+
+	while (kb << 10 < bytes)
+		kb <<= 1;
+	return kb;
 }
 
 void ring_unmap(struct ring *r)
@@ -209,7 +219,7 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 #endif
 
 long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
-		       bool pause, struct bwd_snap *s)
+		       bool pause, u64 head, struct bwd_snap *s)
 {
 	u64 h1, h2, margin, valid;
 	long n;
@@ -217,13 +227,13 @@ long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 	if (pause && ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1))
 		return -errno;
 	for (int tries = 0;; tries++) {
-		/* a record in flight is at most a few nested records */
-		margin = 4096;
-		if (2ULL * r->max_rec > margin)
-			margin = 2ULL * r->max_rec;
-		if (margin > r->size / 4)
-			margin = r->size / 4;
-		h1 = ring_head(r);
+		/*
+		 * What writers may hold reserved and unpublished just below
+		 * h2, from the largest record the events can write (never
+		 * cut down: that would let a record being written through)
+		 */
+		margin = r->margin ? r->margin : recsize_margin(RECSIZE_MAX, 0);
+		h1 = tries || head == RING_HEAD_NOW ? ring_head(r) : head;
 		ring_copy_rotated(r->data, r->size, h1, scratch);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		h2 = ring_head(r);

@@ -24,6 +24,11 @@ struct ring {
 	bool have_last;
 	u32 max_rec;		/* largest record seen */
 	/*
+	 * backward: bytes writers may hold reserved and unpublished below
+	 * the head (recsize_margin()); 0: not set, the largest a record can be
+	 */
+	u64 margin;
+	/*
 	 * flight recorder, sink-flight.c: bytes of the new records copied, and
 	 * how many of them were samples of fixed-period [0] and frequency [1]
 	 * events, over the snapshots, halved at each one: the share of bytes
@@ -42,6 +47,8 @@ struct ring {
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
+/* The smallest power of two KiB at least bytes. */
+u64 ring_pow2_kb(u64 bytes);
 void ring_unmap(struct ring *r);
 
 static inline u64 ring_head(const struct ring *r)
@@ -117,10 +124,15 @@ void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin);
  * Backward snapshot of a live ring: read head, copy, re-read head, keep
  * what can be trusted (see Documentation/admin-guide/perf-ring.rst).  With
  * pause, PERF_EVENT_IOC_PAUSE_OUTPUT is held around the copy.  scratch
- * must hold r->size bytes.
+ * must hold r->size bytes.  head: the head read before, so that several
+ * buffers copied one after another all end at the same moment (the copy
+ * holds what was written up to it), or RING_HEAD_NOW.  If what the kernel
+ * wrote since leaves nothing to trust, the head is read again.
  */
 long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
-		       bool pause, struct bwd_snap *s);
+		       bool pause, u64 head, struct bwd_snap *s);
+/* ring_bwd_snapshot(): read the head there (no head read before) */
+#define RING_HEAD_NOW (~0ULL)
 
 /*
  * Backward buffer of a stopped event: the time of its newest record, 0 when

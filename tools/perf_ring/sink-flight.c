@@ -113,6 +113,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 	size_t sz = s->o->mmap_bytes;
 	bool have_exact = false, have_freq = false;
 	long *len;
+	u64 *heads;
 	int err = 0;
 
 	for (int e = 0; e < el->nev; e++) {
@@ -150,15 +151,29 @@ static int take_snapshot(struct flight *fl, const char *path)
 		fl->nprev = el->nfds;
 	}
 	len = calloc(el->nrings, sizeof(*len));
-	if (!len)
+	heads = calloc(el->nrings, sizeof(*heads));
+	if (!len || !heads) {
+		free(len);
+		free(heads);
 		return -ENOMEM;
+	}
+	/*
+	 * Every head first, then the copies: each copy holds what its buffer
+	 * had when the heads were read, so the window ends at one moment for
+	 * all CPUs.  Copied one after another from their own heads, a buffer
+	 * copied late would hold records newer than the end of one copied
+	 * early, and a task that moved between the two would show a hole.
+	 */
+	for (int i = 0; i < el->nrings; i++)
+		heads[i] = ring_head(&el->rings[i]);
 	copy_ns = now_ns();
 	for (int i = 0; i < el->nrings; i++) {
 		struct ring *rg = &el->rings[i];
 		struct bwd_snap bs;
 		char *dst = fl->snap + i * sz;
 
-		len[i] = ring_bwd_snapshot(rg, fl->scratch, dst, sz, s->o->snapshot_pause, &bs);
+		len[i] = ring_bwd_snapshot(rg, fl->scratch, dst, sz, s->o->snapshot_pause, heads[i],
+					   &bs);
 		if (len[i] < 0) {
 			err = (int)len[i];
 			break;
@@ -294,6 +309,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 		err = out_emit(f, p + pos, len[i] - pos);
 	}
 	free(len);
+	free(heads);
 	if (!err)
 		err = out_emit_round(f);
 	fl->exp_cum += expected;

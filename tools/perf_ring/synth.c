@@ -96,6 +96,14 @@ static int read_comm(pid_t pid, pid_t tid, char *comm, size_t len)
 	return 0;
 }
 
+/* --call-graph dwarf: the unwinder reads .eh_frame from read-only maps too */
+static bool data_maps;
+
+void synth_set_data_maps(bool on)
+{
+	data_maps = on;
+}
+
 static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_result *r)
 {
 	char path[64], line[4096];
@@ -122,7 +130,7 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
 			   perm, &pgoff, &maj, &min, &ino, &n) < 7)
 			continue;
-		if (perm[2] != 'x')
+		if (perm[2] != 'x' && !data_maps)
 			continue;	/* perf resolves code addresses only */
 		name = line + n;
 		name[strcspn(name, "\n")] = 0;
@@ -137,9 +145,10 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		b.min = min;
 		b.ino = ino;
 		b.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
-			 PROT_EXEC;
+			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		b.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, &b, sizeof(b),
+		put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
+			(perm[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA), &b, sizeof(b),
 			name, id_hdr);
 		r->nr_mmap2++;
 	}

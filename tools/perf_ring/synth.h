@@ -22,6 +22,13 @@ struct synth_result {
 	u64 ns;			/* wall time */
 };
 
+/*
+ * Also synthesize the maps that are not executable (PERF_RECORD_MISC_MMAP_DATA),
+ * as the kernel reports them with attr.mmap_data: DWARF unwinding reads
+ * .eh_frame_hdr and .eh_frame from them.
+ */
+void synth_set_data_maps(bool on);
+
 /* pids == NULL: every process in /proc.  Appends records to out. */
 int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		  struct pbuf *out, struct synth_result *res);

@@ -7,7 +7,8 @@
 # 'perf-ring report'.  Prints TAP; exits non-zero on any failure.  Missing
 # privileges or tools are a SKIP with the reason.
 #
-# usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP name the binaries)
+# usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP, WATCH_LOOP, CG_TREE,
+# CG_TREE_NOFP and CG_TREE_V2 name the binaries)
 
 set -u
 W=${1:?scratch dir}
@@ -628,6 +629,12 @@ fi
 
 # every perf tool on every kind of file
 . "$HERE/e2e-tools.sh"
+
+# call chains: -g, --call-graph dwarf, in streaming and flight-recorder files
+. "$HERE/e2e-callchains.sh"
+
+# build-ids: in every kind of file, perf's cache, perf archive, a rebuild
+. "$HERE/e2e-buildids.sh"
 
 # the triggers: switches, snapshots, rotation, the control channel
 . "$HERE/e2e-triggers.sh"

@@ -70,6 +70,11 @@ static void make_tree(bool with_cpu)
 	put("t/events/sched/sched_wakeup/id", "317\n");
 	put("t/events/sched/sched_wakeup/format",
 	    "format:\n\tfield:int common_pid;\n\tfield:pid_t pid;\n");
+	put("t/events/dyn/dyn_exec/id", "318\n");
+	put("t/events/dyn/dyn_exec/format",
+	    "format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	    "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+	    "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n");
 	put("t/events/raw_syscalls/sys_enter/id", "21\n");
 	put("t/events/raw_syscalls/sys_enter/format", "format:\n\tfield:long id;\n");
 	{
@@ -422,6 +427,22 @@ static int test_apply_filter_on_a_real_event(void)
 	return 0;
 }
 
+/*
+ * A sample's RAW part: the u32 size and the fields, 8-aligned, when every
+ * field has a fixed size; PERF_MAX_TRACE_SIZE when one is dynamic.
+ */
+static int test_raw_max_from_the_format(void)
+{
+	CHECK(!parse("sched:sched_switch"), "%s", err);
+	CHECK(events_raw_max(&L.ev[0]) == 64, "fields end at 60: 4 + 60 is 64 aligned, got %u",
+	      events_raw_max(&L.ev[0]));
+	CHECK(!parse("dyn:dyn_exec"), "%s", err);
+	CHECK(events_raw_max(&L.ev[0]) == 8192, "__data_loc: got %u", events_raw_max(&L.ev[0]));
+	CHECK(!parse("cpu-clock"), "%s", err);
+	CHECK(events_raw_max(&L.ev[0]) == 0, "no tracepoint, no RAW");
+	return 0;
+}
+
 int main(void)
 {
 	tap_tmpname(root, sizeof(root), "events");
@@ -431,6 +452,7 @@ int main(void)
 	}
 	make_tree(false);
 	tap_run("modifiers set the exclude bits as perf does", test_modifiers_set_exclude_bits);
+	tap_run("a tracepoint's largest RAW from its format", test_raw_max_from_the_format);
 	tap_run("precise (:p) on hardware events only", test_precise_on_hardware_only);
 	tap_run("a bad modifier is named", test_bad_modifier_is_named);
 	tap_run("tracepoints take modifiers, globs and terms", test_tracepoints_with_modifiers_and_globs);
