@@ -93,7 +93,7 @@ void record_usage(FILE *f)
 "                            switch when EVENT (tracepoint, software event,\n"
 "                            mem:ADDR breakpoint) occurs in the targets\n"
 "      --switch-max-files N  keep the newest N files, delete older ones\n"
-"      --timestamp-filename  name every file OUTPUT.YYYYmmddHHMMSSmmm\n"
+"      --timestamp-filename  name the first file by time too (switched files are)\n"
 "      --control fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
 "                            commands: enable, disable, snapshot, stop, ping;\n"
 "                            each gets 'ack' (snapshot: 'ack FILE') or\n"
