@@ -597,7 +597,6 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 	/* the new events start now, as the rest run */
 	for (n = el->nfds - fds; n < el->nfds; n++)
 		ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
-	el->reopened++;
 	return fds;
 }
 

@@ -64,7 +64,6 @@ struct evlist {
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
-	int reopened;		/* CPUs whose events were opened again */
 	u32 max_rec;		/* the largest record the recorded events write */
 	u64 margin;		/* bytes that may be in flight in a buffer (recsize.h) */
 };

@@ -11,7 +11,6 @@
 struct hotplug {
 	u64 t0, checked;	/* start of the run, last check */
 	int uevent_fd;		/* kernel uevents (NETLINK_KOBJECT_UEVENT), -1: none */
-	int reopened;		/* -a/-C: CPUs whose events were opened again */
 	bool no_mask;		/* the online mask cannot be read */
 	bool per_cpu;		/* -a/-C events, which a CPU going offline stops */
 	bool backward;		/* flight recorder buffers */

@@ -547,6 +547,20 @@ static bool pf_outside(u64 off, u64 size, u64 file_size)
  * and no features; a truncated one has sections beyond its end): the data
  * section is taken to run to the end of the file, and no feature is read.
  */
+/* perf-ring's counts (PF_PRIV_MAGIC, overwritten, snapshot) at off, if there. */
+static int read_priv(struct pf_file *f, u64 off)
+{
+	u64 v[3];
+	int err = pread_full(f->fd, v, sizeof(v), off);
+
+	if (err || v[0] != PF_PRIV_MAGIC)
+		return err;
+	f->has_priv = true;
+	f->overwritten = v[1];
+	f->snapshot = v[2];
+	return 0;
+}
+
 static int open_file(struct pf_file *f, const char *path, bool salvage)
 {
 	struct stat st;
@@ -688,31 +702,17 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 			f->first_time = t[0];
 			f->last_time = t[1];
 		} else if (b == PF_FEAT_PERF_RING && s.size >= 24) {
-			u64 v[3];
-
-			err = pread_full(f->fd, v, sizeof(v), s.offset);
+			err = read_priv(f, s.offset);
 			if (err)
 				return err;
-			if (v[0] == PF_PRIV_MAGIC) {
-				f->has_priv = true;
-				f->overwritten = v[1];
-				f->snapshot = v[2];
-			}
 		}
 	}
 	/* perf-ring's counts at the end of the file (pf_build_features()) */
 	if (!f->has_priv && f->file_size >= 24 &&
 	    f->file_size - 24 >= f->h.data.offset + f->h.data.size) {
-		u64 v[3];
-
-		err = pread_full(f->fd, v, sizeof(v), f->file_size - 24);
+		err = read_priv(f, f->file_size - 24);
 		if (err)
 			return err;
-		if (v[0] == PF_PRIV_MAGIC) {
-			f->has_priv = true;
-			f->overwritten = v[1];
-			f->snapshot = v[2];
-		}
 	}
 	for (int i = 0; i < f->nr_evs; i++)
 		if (!f->evs[i].name[0])

@@ -24,6 +24,7 @@
 #include "prio.h"
 #include "sink.h"
 #include "synth.h"
+#include "workload.h"
 
 static void summary(const struct record_opts *o, const struct sink *s,
 		    const struct out_file *out, const struct triggers *tr)
@@ -137,7 +138,7 @@ static int serve_requests(struct triggers *t, struct sink *s, struct evlist *el)
  * -a/-C: the events of a CPU that came back, opened again into its buffer.
  * A failure is said, and the recording goes on without that CPU.
  */
-static void reopen_back(const struct record_opts *o, struct evlist *el, struct hotplug *hp)
+static void reopen_back(const struct record_opts *o, struct evlist *el)
 {
 	for (int i = 0; i < el->nrings; i++) {
 		struct ring *rg = &el->rings[i];
@@ -155,7 +156,6 @@ static void reopen_back(const struct record_opts *o, struct evlist *el, struct h
 			fprintf(stderr, "perf-ring record: cpu %d: %d events opened again, their ids "
 				"go into the header\n", rg->cpu, n);
 		}
-		hp->reopened += n > 0;
 	}
 }
 
@@ -188,7 +188,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		if (err)
 			break;
 		hotplug_check(hp, el->rings, el->nrings, false);
-		reopen_back(o, el, hp);
+		reopen_back(o, el);
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
@@ -278,8 +278,8 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
 	if (!o.wl_target)
 		synth_existing(&o, &el, &synth);
-	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth, &wl) :
-			  sink_stream_new(&o, &el, &out, &synth, &wl);
+	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
+			  sink_stream_new(&o, &el, &out, &synth);
 	if (!s) {
 		err = -ENOMEM;
 		goto out_early;
@@ -320,7 +320,6 @@ int cmd_record(int argc, char **argv)
 		wl_failed = workload_go(&wl) != 0;
 	if (o.delay_ms > 0)
 		triggers_enable_at(&trig, o.delay_ms);
-	s->ops->running(s);
 	hp.t0 = hp.checked = now_ns();
 	if (el.per_cpu)
 		hotplug_listen(&hp);

@@ -382,11 +382,6 @@ static int flight_start(struct sink *s)
 	return 0;
 }
 
-static void flight_running(struct sink *s)
-{
-	(void)s;
-}
-
 /* The kernel keeps the buffers: there is nothing to read until a request. */
 static int flight_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
 {
@@ -470,7 +465,6 @@ static void flight_free(struct sink *s)
 
 static const struct sink_ops flight_ops = {
 	.start = flight_start,
-	.running = flight_running,
 	.wait = flight_wait,
 	.read = flight_read,
 	.serve = flight_serve,
@@ -480,14 +474,14 @@ static const struct sink_ops flight_ops = {
 };
 
 struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
-			     struct out_file *out, struct pbuf *synth, struct workload *wl)
+			     struct out_file *out, struct pbuf *synth)
 {
 	struct flight *fl = calloc(1, sizeof(*fl));
 
 	if (!fl)
 		return NULL;
 	fl->s = (struct sink){
-		.ops = &flight_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
+		.ops = &flight_ops, .o = o, .el = el, .out = out, .synth = synth,
 		.snapshots = true,
 	};
 	sideband_init(&fl->sb, el->sample_type, SIDEBAND_MAX);

@@ -208,11 +208,6 @@ static int stream_start(struct sink *s)
 	return open_file((struct stream *)s, path);
 }
 
-static void stream_running(struct sink *s)
-{
-	(void)s;
-}
-
 static int stream_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
 {
 	/*
@@ -312,7 +307,6 @@ static void stream_free(struct sink *s)
 
 static const struct sink_ops stream_ops = {
 	.start = stream_start,
-	.running = stream_running,
 	.wait = stream_wait,
 	.read = stream_read,
 	.serve = stream_serve,
@@ -322,14 +316,14 @@ static const struct sink_ops stream_ops = {
 };
 
 struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
-			     struct out_file *out, struct pbuf *synth, struct workload *wl)
+			     struct out_file *out, struct pbuf *synth)
 {
 	struct stream *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
 	st->s = (struct sink){
-		.ops = &stream_ops, .o = o, .el = el, .out = out, .synth = synth, .wl = wl,
+		.ops = &stream_ops, .o = o, .el = el, .out = out, .synth = synth,
 	};
 	sideband_init(&st->sb, el->sample_type, SIDEBAND_MAX);
 	return &st->s;

@@ -18,15 +18,12 @@
 #include "evlist.h"
 #include "output.h"
 #include "trigger.h"
-#include "workload.h"
 
 struct sink;
 
 struct sink_ops {
 	/* Before the targets run: create the output, or check that it can be. */
 	int (*start)(struct sink *s);
-	/* The targets run now. */
-	void (*running)(struct sink *s);
 	/*
 	 * Until there is something to read, one of the triggers' fds is
 	 * readable, or timeout_ms passed; a signal cuts it short.
@@ -49,7 +46,6 @@ struct sink {
 	struct evlist *el;
 	struct out_file *out;
 	const struct pbuf *synth;	/* what every file starts with */
-	struct workload *wl;		/* the command, NULL without one */
 	char done_path[4096];		/* the file the last switch finished */
 	/* for the summary, over the run */
 	bool snapshots;			/* files are snapshots; overwritten is counted */
@@ -60,9 +56,9 @@ struct sink {
 };
 
 struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
-			     struct out_file *out, struct pbuf *synth, struct workload *wl);
+			     struct out_file *out, struct pbuf *synth);
 struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
-			     struct out_file *out, struct pbuf *synth, struct workload *wl);
+			     struct out_file *out, struct pbuf *synth);
 
 /* The output cannot take more: stop recording. */
 static inline bool sink_failed(struct sink *s)
