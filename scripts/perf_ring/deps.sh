@@ -9,7 +9,7 @@ set -euo pipefail
 
 pkgs=(
 	make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio rsync xz-utils
-	qemu-system-x86 busybox-static libzstd-dev liburing-dev zstd sparse
+	qemu-system-x86 busybox-static libzstd-dev liburing-dev libbpf-dev zstd sparse
 	linux-perf gnuplot-nox util-linux procps kmod python3 python3-docutils man-db
 	clang libclang-rt-14-dev
 )

@@ -69,7 +69,8 @@ void record_usage(FILE *f)
 "                            modifiers (:u, :k, :h, :p...), pmu/config=N,period=N/,\n"
 "                            mem:ADDR[/LEN][:rwx] breakpoints, groups {a,b}\n"
 "      --filter FILTER       tracepoint filter for the tracepoints of the -e before it\n"
-"  -o, --output FILE         output file (default perf.data)\n"
+"  -o, --output FILE         output file (default perf.data); - writes perf's\n"
+"                            pipe format to standard output\n"
 "  -m, --mmap-pages N|SIZE   ring buffer per CPU: pages, or size with B/K/M/G\n"
 "  -c, --count N             sample period\n"
 "  -F, --freq N              sample frequency (Hz) for non-tracepoint events\n"
@@ -474,6 +475,23 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "perf-ring record: --switch-max-files needs --switch-output "
 			"or --control: nothing would switch files\n");
 		return -EINVAL;
+	}
+	/*
+	 * A pipe is one stream: there is no second file to switch to, and a
+	 * snapshot is a file of its own (perf refuses the same).
+	 */
+	if (o->output[0] == '-' && !o->output[1]) {
+		const char *what = o->overwrite ? "--overwrite (the flight recorder's snapshots)" :
+				   o->switch_signal || o->switch_size || o->switch_time_ms ?
+				   "--switch-output" : o->switch_ev_nr ? "--switch-output-event" :
+				   o->timestamp_filename ? "--timestamp-filename" :
+				   o->switch_max_files ? "--switch-max-files" : NULL;
+
+		if (what) {
+			fprintf(stderr, "perf-ring record: %s cannot be used with -o - "
+				"(pipe output is one stream, not files)\n", what);
+			return -EINVAL;
+		}
 	}
 	ret = events_unapplied(&o->events, EVENTS_OPENER_APPLIES, o->period || o->freq,
 			       err, sizeof(err));

@@ -203,6 +203,10 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			 * read instead, output.c)
 			 */
 			a->build_id = !o->no_buildid;
+			/* BPF programs loaded and unloaded: names for JIT code */
+			a->ksymbol = 1;
+			a->bpf_event = 1;
+			el->bpf_events = true;
 			/* DWARF unwinding reads .eh_frame from the read-only maps */
 			if (o->callgraph == CALLGRAPH_DWARF)
 				a->mmap_data = 1;
@@ -462,6 +466,13 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 						fprintf(stderr, "perf-ring record: the kernel has no "
 							"PERF_FORMAT_LOST (before 6.0): lost records are "
 							"counted from the LOST records\n");
+				}
+				if (fd < 0 && errno == EINVAL && ev->attr.ksymbol) {
+					/* before 5.1: no KSYMBOL and BPF_EVENT records */
+					ev->attr.ksymbol = 0;
+					ev->attr.bpf_event = 0;
+					el->bpf_events = false;
+					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
 				}
 				if (fd < 0 && errno == EINVAL && ev->attr.build_id) {
 					/* before 5.12: the build-ids come from the ELF notes */

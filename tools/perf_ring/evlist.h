@@ -62,6 +62,7 @@ struct evlist {
 	int ntrig_rings;
 	u64 sample_type;	/* shared by every event, RAW aside */
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
+	bool bpf_events;	/* the tracking event has attr.ksymbol and bpf_event */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 	u32 max_rec;		/* the largest record the recorded events write */

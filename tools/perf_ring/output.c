@@ -104,6 +104,43 @@ static void out_build_ids(struct out_file *f, struct pbuf *b)
 	buildid_section(&f->bids, b);
 }
 
+/*
+ * -o -: the header, attributes, features and tracing data as records
+ * ahead of the data (pf_build_pipe_head()).  Nothing can be written
+ * back later, so what only the end knows is left out or sent last.
+ */
+static int out_open_pipe(struct out_file *f, struct writer_opts *wo)
+{
+	struct pf_meta meta = {
+		.argc = f->o->argc, .argv = f->o->argv,
+		.tracefs = tracefs_path(),
+	};
+	struct pbuf b = { 0 };
+	int err;
+
+	if (isatty(STDOUT_FILENO))
+		return fail_set(-EINVAL, "-o -: standard output is a terminal; "
+				"redirect it to a file or a pipe (perf script -i -)");
+	f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (f->fd < 0)
+		return fail_set(-errno, "standard output: %s", strerror(errno));
+	if (f->o->level) {
+		meta.comp.on = true;
+		meta.comp.level = f->o->level;
+		meta.comp.mmap_len = COMP_MMAP_LEN;
+	}
+	err = pf_build_pipe_head(f->el->evs, f->el->nev, &meta, &b);
+	if (!err)
+		err = write_full(f->fd, b.p, b.len);
+	pbuf_free(&b);
+	if (err)
+		return fail_set(err, "writing the pipe header to standard output: %s",
+				strerror(-err));
+	wo->stream = true;
+	f->data_off = 0;
+	return 0;
+}
+
 int out_open(struct out_file *f, const char *path)
 {
 	struct writer_opts wo = {
@@ -112,13 +149,9 @@ int out_open(struct out_file *f, const char *path)
 	};
 	int err;
 
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	keep_old(path);
+	f->pipe = out_is_pipe(path);
+	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
 	f->put_ns = now_ns();
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (f->fd < 0) {
-		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
-	}
 	memset(&f->cnt, 0, sizeof(f->cnt));
 	memset(f->ev_samples, 0, f->el->nev * sizeof(u64));
 	bidset_free(&f->bids);
@@ -126,13 +159,25 @@ int out_open(struct out_file *f, const char *path)
 		f->cnt.on_map = out_on_map;
 		f->cnt.map_ctx = f;
 	}
+	if (f->pipe) {
+		err = out_open_pipe(f, &wo);
+		if (err)
+			return err;
+		goto start;
+	}
+	keep_old(path);
+	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (f->fd < 0) {
+		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
+	}
 	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
 	if (err)
 		return fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
+start:
 	err = writer_start(&f->w, f->fd, f->data_off, &wo);
 	if (err)
-		return fail_set(err, "starting the writer for '%s': %s", path, strerror(-err));
+		return fail_set(err, "starting the writer for '%s': %s", f->path, strerror(-err));
 	f->on = true;
 	f->cur = NULL;
 	return 0;
@@ -241,6 +286,26 @@ static void keep_file(struct out_file *f)
 	}
 }
 
+/*
+ * The end of a pipe recording: the build-ids as HEADER_BUILD_ID records
+ * (perf's own pipe output has none; perf inject -b adds them the same
+ * way).  The data before them is already on its way.
+ */
+static int out_close_pipe(struct out_file *f, int werr, const struct pbuf *bids)
+{
+	struct pbuf b = { 0 };
+	int err;
+
+	if (werr)
+		return fail_set(werr, "writing to standard output: %s", strerror(-werr));
+	pf_build_pipe_buildids(bids, &b);
+	err = b.err ?: write_full(f->fd, b.p, b.len);
+	pbuf_free(&b);
+	if (err)
+		fail_set(err, "writing the build-ids to standard output: %s", strerror(-err));
+	return err;
+}
+
 int out_close(struct out_file *f, u64 overwritten, bool *ok)
 {
 	struct pf_meta meta = {
@@ -272,6 +337,12 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	werr = writer_finish(&f->w, &data_size);
 	f->on = false;
 	f->tot.writer_used = writer_kind(&f->w);
+	if (f->pipe) {
+		err = out_close_pipe(f, werr, &bids);
+		pbuf_free(&bids);
+		writer_free(&f->w);
+		goto closed;
+	}
 	if (f->o->level) {
 		meta.comp.on = true;
 		meta.comp.level = f->o->level;
@@ -316,6 +387,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, data_size, features);
 	if (err)
 		fail_set(err, "finalizing the header of '%s': %s", f->path, strerror(-err));
+closed:
 	if (close(f->fd) && !err) {
 		err = -errno;
 		fail_set(err, "closing '%s': %s", f->path, strerror(errno));

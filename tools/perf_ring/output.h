@@ -28,6 +28,7 @@ struct out_file {
 	const struct record_opts *o;
 	const struct evlist *el;
 	int fd;
+	bool pipe;			/* -o -: perf's pipe format on stdout */
 	char path[4096];
 	u64 data_off;
 	struct writer w;
@@ -44,6 +45,12 @@ struct out_file {
 	struct bidset known;		/* every DSO so far: build-ids read, cached */
 	bool cache_warned;
 };
+
+/* "-" names standard output, written in perf's pipe format */
+static inline bool out_is_pipe(const char *path)
+{
+	return path[0] == '-' && !path[1];
+}
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */

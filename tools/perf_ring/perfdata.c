@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <dirent.h>
@@ -454,6 +455,112 @@ int pf_build_features(const struct pf_event *evs, int nr,
 	return out->err;
 }
 
+/*
+ * perf's pipe format (perf.data-file-format.txt, "Pipe-mode data"): a
+ * 16-byte header, then everything the file format keeps in its header
+ * travels as records ahead of the data: one HEADER_ATTR per event (its
+ * attribute and ids), one HEADER_FEATURE per feature, a HEADER_FEATURE
+ * with feat_id PF_FEAT_LAST as the end mark, and HEADER_TRACING_DATA
+ * followed by the tracing data itself.  Records in this part need not be
+ * 8-byte aligned (perf's are not).  What is only known at the end (the
+ * samples' time span) is left out; build-ids go at the end as records
+ * (pf_build_pipe_buildids()).
+ */
+int pf_build_pipe_head(const struct pf_event *evs, int nr,
+		       const struct pf_meta *meta, struct pbuf *out)
+{
+	static const int order[] = {
+		PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE, PF_FEAT_VERSION, PF_FEAT_ARCH,
+		PF_FEAT_NRCPUS, PF_FEAT_CPUDESC, PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM,
+		PF_FEAT_CMDLINE, PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY,
+		PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC, PF_FEAT_COMPRESSED,
+	};
+	struct perf_event_header h;
+	bool has_tp = false;
+
+	pbuf_u64(out, PF_MAGIC);
+	pbuf_u64(out, PF_PIPE_HEADER_SIZE);
+	for (int i = 0; i < nr; i++) {
+		/* perf finds the ids after attr.size bytes of attribute */
+		struct perf_event_attr a = evs[i].attr;
+
+		if (!a.size || a.size > sizeof(a))
+			a.size = sizeof(a);
+		h.type = PF_RECORD_HEADER_ATTR;
+		h.misc = 0;
+		h.size = sizeof(h) + a.size + evs[i].nr_ids * sizeof(u64);
+		pbuf_put(out, &h, sizeof(h));
+		pbuf_put(out, &a, a.size);
+		pbuf_put(out, evs[i].ids, evs[i].nr_ids * sizeof(u64));
+		if (evs[i].tp_sys[0])
+			has_tp = true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		struct pbuf body = { 0 };
+		int f = order[i];
+
+		if (f == PF_FEAT_COMPRESSED && !meta->comp.on)
+			continue;
+		if (f == PF_FEAT_GROUP_DESC && !events_nr_groups(evs, nr))
+			continue;
+		if (build_feature(f, evs, nr, meta, &body) || body.len + 16 > 0xffff) {
+			pbuf_free(&body);	/* left out, as in a file */
+			continue;
+		}
+		h.type = PF_RECORD_HEADER_FEATURE;
+		h.misc = 0;
+		h.size = 16 + body.len;
+		pbuf_put(out, &h, sizeof(h));
+		pbuf_u64(out, f);
+		pbuf_put(out, body.p, body.len);
+		pbuf_free(&body);
+	}
+	h.type = PF_RECORD_HEADER_FEATURE;
+	h.misc = 0;
+	h.size = 16;
+	pbuf_put(out, &h, sizeof(h));
+	pbuf_u64(out, PF_FEAT_LAST);
+	if (has_tp) {
+		struct pbuf td = { 0 };
+		int err = tracing_data_build(evs, nr, meta->tracefs, &td);
+
+		if (err) {
+			fprintf(stderr, "perf-ring: warning: tracing data: %s; "
+				"tracepoint fields will not decode\n", strerror(-err));
+		} else {
+			u32 len = ALIGN_UP(td.len, 8);
+
+			h.type = PF_RECORD_HEADER_TRACING_DATA;
+			h.misc = 0;
+			h.size = 16;
+			pbuf_put(out, &h, sizeof(h));
+			pbuf_u32(out, len);
+			pbuf_zero(out, 4);
+			pbuf_put(out, td.p, td.len);
+			pbuf_zero(out, len - td.len);
+		}
+		pbuf_free(&td);
+	}
+	return out->err;
+}
+
+void pf_build_pipe_buildids(const struct pbuf *section, struct pbuf *out)
+{
+	size_t pos = 0;
+
+	while (pos + sizeof(struct perf_event_header) <= section->len) {
+		struct perf_event_header h;
+
+		memcpy(&h, section->p + pos, sizeof(h));
+		if (h.size < sizeof(h) || pos + h.size > section->len)
+			break;
+		h.type = PF_RECORD_HEADER_BUILD_ID;
+		pbuf_put(out, &h, sizeof(h));
+		pbuf_put(out, section->p + pos + sizeof(h), h.size - sizeof(h));
+		pos += h.size;
+	}
+}
+
 /* ---- reading ---- */
 
 bool pf_has_feat(const struct pf_header *h, int feat)
@@ -561,21 +668,164 @@ static int read_priv(struct pf_file *f, u64 off)
 	return 0;
 }
 
+/* One HEADER_ATTR record of a pipe-format file: an event and its ids. */
+static int pipe_attr(struct pf_file *f, u64 off, u32 size)
+{
+	struct pf_reader_event *e, *v;
+	struct perf_event_attr attr;
+	u32 asz;
+	int err;
+
+	if (size < 16)
+		return -EINVAL;
+	/* attr.type and attr.size */
+	memset(&attr, 0, sizeof(attr));
+	err = pread_full(f->fd, &attr, 8, off + 8);
+	if (err)
+		return err;
+	asz = attr.size;
+	if (asz < PERF_ATTR_SIZE_VER0 || 8 + asz > size || (size - 8 - asz) % 8)
+		return -EINVAL;
+	v = realloc(f->evs, (f->nr_evs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->evs = v;
+	e = &f->evs[f->nr_evs];
+	memset(e, 0, sizeof(*e));
+	err = pread_full(f->fd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off + 8);
+	if (err)
+		return err;
+	e->nr_ids = (size - 8 - asz) / 8;
+	e->ids = calloc(e->nr_ids + 1, 8);
+	if (!e->ids)
+		return -ENOMEM;
+	f->nr_evs++;
+	return pread_full(f->fd, e->ids, e->nr_ids * 8, off + 8 + asz);
+}
+
+/*
+ * perf's pipe format (pf_build_pipe_head()): the records ahead of the
+ * data say what the file header says, and the data runs to the end of
+ * the file.  Only what the reader needs is taken from them.
+ */
+static int open_pipe(struct pf_file *f)
+{
+	u64 off = PF_PIPE_HEADER_SIZE;
+	int err = 0;
+
+	f->pipe = true;
+	while (off + sizeof(struct perf_event_header) <= f->file_size) {
+		struct perf_event_header h;
+		u64 feat, end;
+
+		err = pread_full(f->fd, &h, sizeof(h), off);
+		if (err)
+			return err;
+		end = off + h.size;
+		if (h.size < sizeof(h) || end > f->file_size) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "corrupt record at offset %llu of the pipe header",
+				 (unsigned long long)off);
+			return -EINVAL;
+		}
+		if (h.type == PF_RECORD_HEADER_ATTR) {
+			err = pipe_attr(f, off, h.size);
+			if (err == -EINVAL)
+				snprintf(f->errmsg, sizeof(f->errmsg),
+					 "corrupt attribute record at offset %llu",
+					 (unsigned long long)off);
+		} else if (h.type == PF_RECORD_HEADER_FEATURE && h.size >= 16) {
+			err = pread_full(f->fd, &feat, 8, off + 8);
+			if (!err && feat == PF_FEAT_EVENT_DESC && read_event_desc(f, off + 16, end)) {
+				snprintf(f->errmsg, sizeof(f->errmsg), "corrupt event description");
+				err = -EINVAL;
+			} else if (!err && feat == PF_FEAT_COMPRESSED && h.size >= 16 + 20) {
+				u32 v[5];
+
+				err = pread_full(f->fd, v, sizeof(v), off + 16);
+				f->has_comp_feat = true;
+				f->comp.on = true;
+				f->comp.level = v[2];
+				f->comp.ratio = v[3];
+				f->comp.mmap_len = v[4];
+			}
+		} else if (h.type == PF_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+			u32 len;
+
+			err = pread_full(f->fd, &len, 4, off + 8);
+			end += len;
+			if (!err && end > f->file_size) {
+				snprintf(f->errmsg, sizeof(f->errmsg),
+					 "truncated inside the tracing data");
+				err = -EINVAL;
+			}
+		} else {
+			break;	/* the first data record */
+		}
+		if (err)
+			return err;
+		off = end;
+	}
+	f->h.magic = PF_MAGIC;
+	f->h.data.offset = off;
+	f->h.data.size = f->file_size - off;
+	for (int i = 0; i < f->nr_evs; i++)
+		if (!f->evs[i].name[0])
+			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "event%d(type %u config %#llx)",
+				 i, f->evs[i].attr.type, (unsigned long long)f->evs[i].attr.config);
+	return 0;
+}
+
+/*
+ * "-": standard input, which may be a pipe.  The reader needs a file it
+ * can read at offsets, so the stream is copied into an anonymous one.
+ */
+static int open_stdin(void)
+{
+	char buf[1 << 16];
+	int fd = memfd_create("perf-ring-stdin", MFD_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		int err;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		err = write_full(fd, buf, n);
+		if (err) {
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
+}
+
 static int open_file(struct pf_file *f, const char *path, bool salvage)
 {
 	struct stat st;
 	u64 nfeat = 0, fidx = 0;
+	u64 head[2];
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : open_stdin();
 	if (f->fd < 0) {
-		err = -errno;
-		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(errno));
+		err = f->fd == -1 ? -errno : f->fd;
+		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(-err));
 		return err;
 	}
 	fstat(f->fd, &st);
 	f->file_size = st.st_size;
+	if (f->file_size >= sizeof(head) && !pread_full(f->fd, head, sizeof(head), 0) &&
+	    head[0] == PF_MAGIC && head[1] == PF_PIPE_HEADER_SIZE)
+		return open_pipe(f);
 	if (f->file_size < sizeof(f->h)) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
 			 "file is %llu bytes, shorter than a perf.data header",
@@ -771,13 +1021,17 @@ const char *pf_record_name(u32 type)
 		[PERF_RECORD_CGROUP] = "CGROUP",
 		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
 	};
+	/* perf's own record types, from PERF_RECORD_HEADER_ATTR (64) on */
+	static const char *const user[] = {
+		"ATTR", "EVENT_TYPE", "TRACING_DATA", "BUILD_ID", "FINISHED_ROUND",
+		"ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR",
+		"THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND",
+		"EVENT_UPDATE", "TIME_CONV", "FEATURE", "COMPRESSED", "FINISHED_INIT",
+	};
 
 	if (type < ARRAY_SIZE(names) && names[type])
 		return names[type];
-	switch (type) {
-	case PF_RECORD_FINISHED_ROUND: return "FINISHED_ROUND";
-	case PF_RECORD_COMPRESSED: return "COMPRESSED";
-	case PF_RECORD_FINISHED_INIT: return "FINISHED_INIT";
-	}
+	if (type >= PF_RECORD_HEADER_ATTR && type - PF_RECORD_HEADER_ATTR < ARRAY_SIZE(user))
+		return user[type - PF_RECORD_HEADER_ATTR];
 	return NULL;
 }

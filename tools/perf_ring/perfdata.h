@@ -11,10 +11,15 @@
 #include "util.h"
 
 #define PF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
+#define PF_PIPE_HEADER_SIZE 16	/* magic and size: the pipe format's header */
 
 /* Records added by perf's tools (not produced by the kernel). */
 enum {
+	PF_RECORD_HEADER_ATTR = 64,
+	PF_RECORD_HEADER_TRACING_DATA = 66,
+	PF_RECORD_HEADER_BUILD_ID = 67,
 	PF_RECORD_FINISHED_ROUND = 68,
+	PF_RECORD_HEADER_FEATURE = 80,
 	PF_RECORD_COMPRESSED = 81,
 	PF_RECORD_FINISHED_INIT = 82,
 	PF_RECORD_TYPE_MAX = 128,
@@ -38,6 +43,11 @@ enum pf_feature {
 	PF_FEAT_GROUP_DESC = 17,
 	PF_FEAT_SAMPLE_TIME = 21,
 	PF_FEAT_COMPRESSED = 27,
+	/*
+	 * perf's HEADER_LAST_FEATURE, the end mark of the features in pipe
+	 * mode.  perf 6.1 to 6.12 send 32.
+	 */
+	PF_FEAT_LAST = 32,
 	/*
 	 * perf-ring's own counts (flight recorder).  Written after the
 	 * feature sections with no bit set (pf_build_features()); files from
@@ -140,6 +150,15 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		      const struct pf_meta *meta, u64 off,
 		      u64 *features, struct pbuf *out);
 
+/*
+ * perf's pipe format: the header and everything before the first data
+ * record (attributes, features, tracing data).
+ */
+int pf_build_pipe_head(const struct pf_event *evs, int nr,
+		       const struct pf_meta *meta, struct pbuf *out);
+/* A HEADER_BUILD_ID section (buildid_section()) as pipe records. */
+void pf_build_pipe_buildids(const struct pbuf *section, struct pbuf *out);
+
 /* Reading. */
 struct pf_reader_event {
 	char name[256];
@@ -155,6 +174,7 @@ struct pf_file {
 	struct pf_reader_event *evs;
 	int nr_evs;
 	struct pf_comp_info comp;
+	bool pipe;		/* perf's pipe format: no header, data to the end */
 	bool has_comp_feat;
 	u64 first_time, last_time;
 	bool has_sample_time;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "bpfsyms.h"
 #include "fail.h"
 #include "hotplug.h"
 #include "prio.h"
@@ -99,6 +100,14 @@ static int serve(struct triggers *t, struct sink *s, struct evlist *el, const st
 {
 	int err = 0;
 
+	if (r->kind == REQ_SWITCH && out_is_pipe(s->o->output)) {
+		/* one stream, nothing to switch to: refuse, and go on */
+		triggers_done(t, r, -EOPNOTSUPP, NULL);
+		if (!s->o->quiet)
+			fprintf(stderr, "perf-ring record: %s: no snapshot with -o - "
+				"(pipe output is one stream)\n", r->from);
+		return 0;
+	}
 	if (r->kind == REQ_SWITCH) {
 		s->done_path[0] = '\0';
 		err = s->ops->serve(s, r);
@@ -253,7 +262,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (o.workload) {
-		err = workload_prepare(&wl, o.workload);
+		err = workload_prepare(&wl, o.workload, out_is_pipe(o.output));
 		if (err) {
 			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
 			return 1;
@@ -276,6 +285,17 @@ int cmd_record(int argc, char **argv)
 	 */
 	if (synth_kernel_mmap(&synth, el.id_hdr) && o.verbose)
 		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
+	if (el.bpf_events) {
+		struct bpfsyms_result br;
+
+		bpfsyms_synth(&synth, el.id_hdr, &br);
+		if (o.verbose && br.err)
+			fprintf(stderr, "perf-ring record: cannot list the BPF programs loaded "
+				"before (%s): their JIT code has no names\n", strerror(-br.err));
+		else if (o.verbose)
+			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
+				"%u functions\n", br.progs, br.funcs);
+	}
 	if (!o.wl_target)
 		synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :

@@ -17,15 +17,23 @@ bool sideband_type(u32 type)
 {
 	return type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP ||
 	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK ||
-	       type == PERF_RECORD_EXIT;
+	       type == PERF_RECORD_EXIT || type == PERF_RECORD_KSYMBOL ||
+	       type == PERF_RECORD_BPF_EVENT;
 }
 
-/* Every one of these records has the process id right after the header. */
+/*
+ * The process a record belongs to: the id right after the header, except
+ * for the kernel's own (KSYMBOL, BPF_EVENT), which belong to none.
+ */
 static u32 rec_pid(const char *rec)
 {
+	struct perf_event_header h;
 	u32 pid;
 
-	memcpy(&pid, rec + sizeof(struct perf_event_header), sizeof(pid));
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_KSYMBOL || h.type == PERF_RECORD_BPF_EVENT)
+		return (u32)-1;
+	memcpy(&pid, rec + sizeof(h), sizeof(pid));
 	return pid;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The side-band store: the COMM, MMAP, MMAP2, FORK and EXIT records of a
- * recording, kept so that every file can stand alone.  A file that starts
+ * The side-band store: the COMM, MMAP, MMAP2, FORK, EXIT, KSYMBOL and
+ * BPF_EVENT records of a recording, kept so that every file can stand alone.  A file that starts
  * after a switch, or a snapshot whose buffers lost these records to
  * overwriting long ago, gets them from here and names every thread and
  * DSO its samples need, also of processes that have exited since.

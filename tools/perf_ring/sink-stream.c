@@ -201,7 +201,7 @@ static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (record_switching(s->o))
+	if (record_switching(s->o) && !out_is_pipe(s->o->output))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);

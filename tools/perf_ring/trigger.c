@@ -372,7 +372,7 @@ bool triggers_drain(struct triggers *t, struct req *r)
 
 void triggers_done(struct triggers *t, const struct req *r, int err, const char *path)
 {
-	if (r->kind == REQ_SWITCH) {
+	if (r->kind == REQ_SWITCH && !err) {
 		t->switches++;
 		t->last_switch_ns = now_ns();
 		t->size_queued = false;

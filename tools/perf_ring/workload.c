@@ -8,7 +8,7 @@
 
 #include "workload.h"
 
-int workload_prepare(struct workload *w, char **argv)
+int workload_prepare(struct workload *w, char **argv, bool out_is_stdout)
 {
 	int go[2], er[2];
 
@@ -27,6 +27,9 @@ int workload_prepare(struct workload *w, char **argv)
 		close(er[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* the recorder ignores it; exec keeps that */
+		if (out_is_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);

@@ -16,8 +16,12 @@ struct workload {
 	int exec_errno;		/* why exec failed, 0 if it did not */
 };
 
-/* Fork the command; it waits in the child for workload_go(). */
-int workload_prepare(struct workload *w, char **argv);
+/*
+ * Fork the command; it waits in the child for workload_go().  With
+ * out_is_stdout (-o -), its standard output goes to standard error, as
+ * under perf, so that it cannot mix with the recording.
+ */
+int workload_prepare(struct workload *w, char **argv, bool out_is_stdout);
 /* Let it exec.  Returns 0, or -1 when it could not start (exec_errno). */
 int workload_go(struct workload *w);
 /* Reap it if it has exited, without waiting. */

@@ -131,7 +131,8 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	}
 	{
 		u64 t0 = now_ns();
-		int ret = pwrite_full(w->fd, data, len, s->off);
+		int ret = w->o.stream ? write_full(w->fd, data, len) :
+					pwrite_full(w->fd, data, len, s->off);
 
 		w->write_ns += now_ns() - t0;
 		slot_done(w, s, ret ?: (int)len);
@@ -293,6 +294,8 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 	w->fd = fd;
 	w->start = w->off = start;
 	w->o = *o;
+	if (o->stream)
+		w->o.aio = 0;	/* io_uring writes at offsets */
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	w->chunks = calloc(o->nchunks, sizeof(*w->chunks));
@@ -306,7 +309,7 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 		w->chunks[i].next = w->free_list;
 		w->free_list = &w->chunks[i];
 	}
-	w->nslots = o->aio > 0 ? o->aio : 1;
+	w->nslots = w->o.aio > 0 ? w->o.aio : 1;
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
 	if (!w->slots)
 		return -ENOMEM;
@@ -321,12 +324,12 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 				return -ENOMEM;
 		}
 	}
-	if (o->aio > 0) {
+	if (w->o.aio > 0) {
 		struct io_uring *ring = calloc(1, sizeof(*ring));
 
 		if (!ring)
 			return -ENOMEM;
-		err = io_uring_queue_init(o->aio * 2, ring, 0);
+		err = io_uring_queue_init(w->o.aio * 2, ring, 0);
 		if (err) {
 			snprintf(w->uring_err, sizeof(w->uring_err),
 				 "io_uring_setup: %s", strerror(-err));

@@ -23,6 +23,7 @@ struct writer_opts {
 	int level;		/* zstd level, 0 = no compression */
 	size_t chunk_size;
 	int nchunks;
+	bool stream;		/* a pipe: write(2) in order, no offsets, no io_uring */
 };
 
 struct wslot;

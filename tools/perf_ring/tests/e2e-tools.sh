@@ -16,7 +16,14 @@ rm -f mx-sw.data.*
 "$PR" record -q --overwrite -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snap.data -- "$CL" 200000 $MX
 "$PR" record -q --overwrite -z -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snapz.data -- \
 	"$CL" 200000 $MX
-KINDS="stream z switched snap snapz"
+# call chains: frame pointers, and dwarf (user stacks of 8 KiB) with -z,
+# in a streaming file and a snapshot; cpu-clock only, a sample a tick
+"$PR" record -q -m 4M -g -e cpu-clock -o mx-g.data -- "$CL" 200000 $MX
+"$PR" record -q -m 4M -z --call-graph dwarf,8192 -e cpu-clock -o mx-dwarfz.data -- "$CL" 200000 $MX
+"$PR" record -q --overwrite -m 1M -g -e cpu-clock -o mx-snapg.data -- "$CL" 200000 $MX
+"$PR" record -q --overwrite -m 1M --call-graph dwarf,8192 -e cpu-clock -o mx-snapdwarf.data -- \
+	"$CL" 200000 $MX
+KINDS="stream z switched snap snapz g dwarfz snapg snapdwarf"
 
 # tool_ok WHAT: the last tool run (rc, tool.err) went cleanly
 tool_ok() {
@@ -59,8 +66,16 @@ for k in $KINDS; do
 		  [ "$n" = "$samples" ] || { nok "perf data convert --to-json on the $k file: every sample" "$n of $samples"; bad=1; }; } ||
 		bad=1
 	perf evlist -v -i "$f" >tool.out 2>tool.err
-	tool_ok $? "perf evlist -v on the $k file" && ! grep -q '^raw_syscalls:sys_enter: ' tool.out &&
+	first=raw_syscalls:sys_enter
+	case $k in g|dwarfz|snapg|snapdwarf) first=cpu-clock ;; esac
+	tool_ok $? "perf evlist -v on the $k file" && ! grep -q "^$first: " tool.out &&
 		{ nok "perf evlist -v on the $k file lists the events" "$(head -3 tool.out)"; bad=1; }
+	# the chains: perf script shows more than one frame per sample
+	case $k in g|dwarfz|snapg|snapdwarf)
+		frames=$(perf script -i "$f" 2>/dev/null | grep -cE '^\s+[0-9a-f]+ ')
+		[ "$frames" -gt "$samples" ] ||
+			{ nok "perf script on the $k file shows the call chains" "$frames frames for $samples samples"; bad=1; }
+	esac
 	[ $bad = 0 ] && ok "the $k file ($samples samples): perf report, script, inject, inject -b, annotate, buildid-list, data convert --to-json, evlist -v"
 done
 

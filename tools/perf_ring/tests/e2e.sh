@@ -8,7 +8,7 @@
 # privileges or tools are a SKIP with the reason.
 #
 # usage: e2e.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP, WATCH_LOOP, CG_TREE,
-# CG_TREE_NOFP and CG_TREE_V2 name the binaries)
+# CG_TREE_NOFP, CG_TREE_V2 and BPF_SPIN name the binaries)
 
 set -u
 W=${1:?scratch dir}
@@ -629,6 +629,12 @@ fi
 
 # every perf tool on every kind of file
 . "$HERE/e2e-tools.sh"
+
+# -o -: perf's pipe format, into perf and perf-ring report
+. "$HERE/e2e-pipe.sh"
+
+# JIT-compiled BPF code: KSYMBOL and BPF_EVENT records
+. "$HERE/e2e-bpf.sh"
 
 # call chains: -g, --call-graph dwarf, in streaming and flight-recorder files
 . "$HERE/e2e-callchains.sh"

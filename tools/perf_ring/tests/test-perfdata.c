@@ -153,11 +153,81 @@ static int test_perf_string(void)
 	return 0;
 }
 
+/*
+ * The pipe format: what pf_build_pipe_head() writes, pf_open() reads back
+ * (events, ids, names, compression), and the data starts after the head;
+ * the build-id records at the end are data records of their own type.
+ */
+static int test_pipe(void)
+{
+	static u64 ids0[] = { 21, 22 }, ids1[] = { 23 };
+	char *argv[] = { "perf-ring", "record", "-o", "-" };
+	struct pf_meta meta = { .argc = 4, .argv = argv,
+				.comp = { .on = true, .level = 3, .mmap_len = 8192 } };
+	struct pbuf head = { 0 }, bids = { 0 }, sec = { 0 };
+	struct perf_event_header bh = { .type = 0, .size = 16 };
+	struct pf_event evs[2];
+	struct pf_file f;
+	u64 magic[2];
+	char rec[24] = { 0 };
+	int fd;
+
+	memset(evs, 0, sizeof(evs));
+	strcpy(evs[0].name, "cpu-clock");
+	evs[0].attr.size = sizeof(evs[0].attr);
+	evs[0].attr.sample_type = PERF_SAMPLE_ID;
+	evs[0].ids = ids0;
+	evs[0].nr_ids = 2;
+	evs[1] = evs[0];
+	strcpy(evs[1].name, "page-faults");
+	evs[1].attr.config = 2;
+	evs[1].ids = ids1;
+	evs[1].nr_ids = 1;
+	CHECK(pf_build_pipe_head(evs, 2, &meta, &head) == 0, "build");
+	memcpy(magic, head.p, sizeof(magic));
+	CHECK(magic[0] == PF_MAGIC && magic[1] == 16, "pipe header %llx %llu",
+	      (unsigned long long)magic[0], (unsigned long long)magic[1]);
+	/* a section of one build-id record, as buildid_section() makes it */
+	pbuf_put(&sec, &bh, sizeof(bh));
+	pbuf_zero(&sec, 8);
+	pf_build_pipe_buildids(&sec, &bids);
+	memcpy(&bh, bids.p, sizeof(bh));
+	CHECK(bids.len == 16 && bh.type == PF_RECORD_HEADER_BUILD_ID, "build-id record");
+
+	tap_tmpname(path, sizeof(path), "perf-ring-pipe");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
+	((struct perf_event_header *)rec)->size = sizeof(rec);
+	CHECK(write(fd, head.p, head.len) == (ssize_t)head.len, "write head");
+	CHECK(write(fd, rec, sizeof(rec)) == sizeof(rec), "write data");
+	CHECK(write(fd, bids.p, bids.len) == (ssize_t)bids.len, "write build-ids");
+	close(fd);
+	CHECK(pf_open(&f, path) == 0, "open: %s", f.errmsg);
+	CHECK(f.pipe && f.nr_evs == 2, "pipe %d events %d", f.pipe, f.nr_evs);
+	CHECK(f.evs[0].nr_ids == 2 && f.evs[0].ids[1] == 22 && f.evs[1].nr_ids == 1 &&
+	      f.evs[1].ids[0] == 23, "ids");
+	CHECK(!strcmp(f.evs[0].name, "cpu-clock") && !strcmp(f.evs[1].name, "page-faults"),
+	      "names '%s' '%s'", f.evs[0].name, f.evs[1].name);
+	CHECK(f.evs[1].attr.config == 2, "attr");
+	CHECK(f.comp.on && f.comp.level == 3 && f.comp.mmap_len == 8192, "compression");
+	CHECK(f.h.data.offset == head.len && f.h.data.size == sizeof(rec) + bids.len,
+	      "data at %llu size %llu, head %zu", (unsigned long long)f.h.data.offset,
+	      (unsigned long long)f.h.data.size, head.len);
+	pf_close(&f);
+	unlink(path);
+	pbuf_free(&head);
+	pbuf_free(&bids);
+	pbuf_free(&sec);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("header, attributes and features round trip", test_round_trip);
 	tap_run("a truncated file is refused with a message", test_truncated);
 	tap_run("an unfinalized file is refused with a message", test_unfinalized);
 	tap_run("perf strings are padded to 64 bytes", test_perf_string);
+	tap_run("the pipe format is read back", test_pipe);
 	return tap_done();
 }
