@@ -16,6 +16,8 @@
 #      (bench_triggers.py)
 #   8. call chains: the overhead of perf-ring -g and --call-graph dwarf
 #      against perf record's, paired (bench_callchains.py)
+#   9. durable output: the 0.5 s flush against none, paired, and the data
+#      on file mid-recording at a low rate (bench_durable.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -46,7 +48,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

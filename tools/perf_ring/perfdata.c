@@ -360,7 +360,8 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_u64(b, meta->last_time);
 		break;
 	case PF_FEAT_COMPRESSED:
-		pbuf_u32(b, 1);
+		/* the version: perf writes 0 (header.env.comp_ver is never set) */
+		pbuf_u32(b, 0);
 		pbuf_u32(b, PF_COMP_ZSTD);
 		pbuf_u32(b, meta->comp.level);
 		pbuf_u32(b, meta->comp.ratio);
