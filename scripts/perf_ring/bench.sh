@@ -18,6 +18,8 @@
 #      against perf record's, paired (bench_callchains.py)
 #   9. durable output: the 0.5 s flush against none, paired, and the data
 #      on file mid-recording at a low rate (bench_durable.py)
+#  10. the flight recorder's window with call chains: bytes per sample and
+#      what a 512 KiB buffer holds (bench_window.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -48,7 +50,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable window}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

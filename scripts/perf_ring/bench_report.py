@@ -9,7 +9,8 @@ import os
 from bench_lib import OUT, QUICK, ROOT, STATE, fmt_ratio, load, log, md_table, mean
 
 SECTIONS = ["series.md", "vs-perf.md", "compression.md", "flight.md", "synthesis.md", "loss.md",
-            "triggers.md", "callchains.md", "durable.md"]
+            "triggers.md", "callchains.md", "durable.md",
+            "window.md"]
 
 
 def machine():

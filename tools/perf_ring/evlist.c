@@ -406,6 +406,9 @@ static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
 	el->margin = margin;
 	for (int i = 0; i < el->nrings; i++)
 		el->rings[i].margin = margin;
+	if (o->overwrite && o->verbose)
+		fprintf(stderr, "perf-ring record: records of up to %u bytes: snapshot margin %llu bytes\n",
+			el->max_rec, (unsigned long long)margin);
 	if (o->overwrite && margin > o->mmap_bytes / 2)
 		return fail_set(-EINVAL, "--overwrite: records of up to %u bytes need a buffer of "
 				"at least %llu kB (-m %lluK) so that a snapshot never shows a "
