@@ -99,18 +99,20 @@ for z in "" "-z"; do
 			trig_files "$mode $z --switch-output=signal" 1000000 sw.data.*
 		fi
 		# size: streaming counts the file's bytes (compressed with -z),
-		# the flight recorder what the kernel wrote since the last snapshot
+		# the flight recorder what the kernel wrote since the last snapshot.
+		# 150,000 calls make 4 to 8 files: enough to see the sizes and the
+		# order, and each file costs seconds of perf to check.
 		size=4M
 		[ $mode$z = stream-z ] && size=256K
 		rm -f sw.data*
 		"$PR" record $ow $z -m 4M -e "$EV" --switch-output=$size -o sw.data -- \
-			"$CL" 300000 $TB 2>sw.err
+			"$CL" 150000 $TB 2>sw.err
 		rc=$?
 		nf=$(ls sw.data.* 2>/dev/null | wc -l)
 		if [ $rc != 0 ] || [ "$nf" -lt 2 ]; then
 			nok "$mode $z --switch-output=$size" "exit $rc, $nf files: $(tail -3 sw.err)"
 		else
-			trig_files "$mode $z --switch-output=$size" 300000 sw.data.*
+			trig_files "$mode $z --switch-output=$size" 150000 sw.data.*
 		fi
 	done
 done

@@ -222,7 +222,15 @@ for z in "" "-z"; do
 		check_file "$f" "overwrite $z snapshot $(basename "$f")" || continue
 		seq=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $BASE 3000000 \
 			$([ "$f" = "$last" ] && echo --ends-at-newest))
-		if [ $? = 0 ]; then good=$((good + 1)); else nok "overwrite $z: $f holds one contiguous run" "$seq"; fi
+		if [ $? = 0 ]; then
+			good=$((good + 1))
+		elif [ "$seq" = "no close(BASE+i) records" ] && [ "$f" != "$last" ]; then
+			# a snapshot taken before the command's first close()
+			# (a slow start under load) holds none; the last must
+			good=$((good + 1))
+		else
+			nok "overwrite $z: $f holds one contiguous run" "$seq"
+		fi
 	done
 	if perf script -i "$last" 2>/dev/null | head -1 | grep -q '^ *close-loop '; then
 		ok "overwrite $z: the last snapshot names the workload (synthesized COMM)"
