@@ -81,7 +81,7 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 	 * last snapshot (at or above its data_head) may be seen again. Only
 	 * the ones below it are new.
 	 */
-	bool fresh = !c->down || (__s64)(c->prev_head - rec->pos) > 0;
+	bool fresh = !c->down || pr_pos_sub(c->prev_head, rec->pos) > 0;
 
 	if (rec->type == PR_LOST) {
 		if (fresh) {
@@ -321,7 +321,7 @@ FIXTURE_SETUP(stress)
 	int i;
 
 	self->s = s = calloc(1, sizeof(*s));
-	ASSERT_NE(NULL, s);
+	ASSERT_TRUE(s != NULL);
 	for (i = 0; i < MAX_CPUS; i++)
 		s->r[i].fd = -1;
 	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
@@ -527,7 +527,7 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 		pages *= 2;
 	for (k = 0; k < CHILDREN; k++) {
 		c.seen[k] = calloc(m, 1);
-		ASSERT_NE(NULL, c.seen[k]);
+		ASSERT_TRUE(c.seen[k] != NULL);
 	}
 	for (i = 0; i < self->ncpu; i++) {
 		char why[PR_WHY_LEN] = "";

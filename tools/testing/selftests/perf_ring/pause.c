@@ -157,13 +157,13 @@ TEST_F(pause, writing_resumes_after_pause)
 
 	/* The first record after resume carries the LOST record with it. */
 	ASSERT_EQ(0ULL, h1);
-	ASSERT_EQ(after * self->rec + 24, variant->backward ? -h2 : h2);
+	ASSERT_EQ(after * self->rec + 24, variant->backward ? pr_bwd_written(h2) : h2);
 	ASSERT_EQ(0, pr_parse_newest(&self->r, h2, variant->backward, self->rec,
 				     &rec, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_EQ(paused + after - 1, rec.seq);
 	TH_LOG("%s: paused from the start, data_head stayed 0; after resume it moved by %lld (%lu records + one LOST), newest seq %llu",
-	       mode_name(variant), (long long)(variant->backward ? -h2 : h2), after,
+	       mode_name(variant), (long long)(variant->backward ? pr_bwd_written(h2) : h2), after,
 	       (unsigned long long)rec.seq);
 }
 

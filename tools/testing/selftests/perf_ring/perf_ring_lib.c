@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #include "perf_ring_lib.h"
 
@@ -542,6 +543,17 @@ __u64 pr_ring_head(const struct pr_ring *r)
 {
 	/* Pairs with the kernel's store of data_head after the data. */
 	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+int pr_kernel_long_bits(void)
+{
+	struct utsname u;
+
+	/* A 64-bit process runs on a 64-bit kernel only. */
+	if (sizeof(long) == 8 || uname(&u))
+		return sizeof(long) * 8;
+	/* x86_64, aarch64, ppc64, s390x, riscv64...: a 64-bit kernel */
+	return strstr(u.machine, "64") || !strcmp(u.machine, "s390x") ? 64 : 32;
 }
 
 __u64 pr_ring_tail(const struct pr_ring *r)

@@ -67,7 +67,7 @@ static __u64 head_bytes(const struct pr_ring *r)
 {
 	__u64 head = pr_ring_head(r);
 
-	return r->backward ? -head : head;
+	return r->backward ? pr_bwd_written(head) : head;
 }
 
 TEST_F(ring, head_points_at_newest)
@@ -83,9 +83,15 @@ TEST_F(ring, head_points_at_newest)
 
 	head = pr_ring_head(&self->r);
 	if (variant->backward) {
-		/* The head runs down from 0: negative, at the newest record. */
-		ASSERT_LT((__s64)head, 0);
-		ASSERT_EQ((__s64)head, -(__s64)(n * self->rec));
+		/*
+		 * The head runs down from 0 in the kernel's unsigned long,
+		 * zero-extended: 2^64 - bytes, or 2^32 - bytes on a 32-bit
+		 * kernel. It is at the newest record.
+		 */
+		__u64 top = pr_kernel_long_bits() == 32 ? 1ULL << 32 : 0;
+
+		ASSERT_EQ(top - n * self->rec, head);
+		ASSERT_EQ(n * self->rec, pr_bwd_written(head));
 	} else {
 		ASSERT_EQ(head, n * self->rec);
 	}
@@ -94,8 +100,8 @@ TEST_F(ring, head_points_at_newest)
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_TRUE(rec.has_seq);
 	ASSERT_EQ(n - 1, rec.seq);
-	TH_LOG("%s: data_head=%lld after %lu records of %u bytes; the record %s data_head has seq %llu, the newest",
-	       mode_name(variant), (long long)head, n, self->rec,
+	TH_LOG("%s: data_head=%#llx after %lu records of %u bytes; the record %s data_head has seq %llu, the newest",
+	       mode_name(variant), (unsigned long long)head, n, self->rec,
 	       variant->backward ? "at" : "ending at",
 	       (unsigned long long)rec.seq);
 }
