@@ -30,9 +30,6 @@
 #ifndef PERF_EVENT_IOC_SET_OUTPUT
 #define PERF_EVENT_IOC_SET_OUTPUT	_IO('$', 5)
 #endif
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST		(1U << 4)
-#endif
 
 /*
  * write_backward is bit 27 of the u64 bitfield word that follows
@@ -232,6 +229,7 @@ struct pr_recs {
 	struct pr_rec *v;
 	size_t n, max;
 };
+
 int pr_recs_push(const struct pr_rec *rec, void *ctx);
 
 /* ---- workload ---- */

@@ -99,7 +99,7 @@ static int open_fd_output(const struct pr_tp *tp, bool bwd, int target)
 }
 
 static void fd_output_check(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(set_output) *self, bool backward)
+			    struct _test_data_set_output *self, bool backward)
 {
 	int fd;
 
@@ -127,7 +127,7 @@ TEST_F(set_output, fd_output_backward_into_forward_einval)
 }
 
 static void shared_buffer_check(struct __test_metadata *_metadata,
-				FIXTURE_DATA(set_output) *self, bool backward)
+				struct _test_data_set_output *self, bool backward)
 {
 	const unsigned long n = 60;
 	char why[PR_WHY_LEN] = "";
@@ -169,7 +169,7 @@ static void shared_buffer_check(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(n, got[0]);
 	ASSERT_EQ(n, got[1]);
-	TH_LOG("%s -> %s: SET_OUTPUT works; the buffer holds %lu records of each event, seq %s in order",
+	TH_LOG("%s -> %s: SET_OUTPUT works; %lu records of each event, seq %s in order",
 	       backward ? "backward" : "forward", backward ? "backward" : "forward",
 	       n, backward ? "newest to oldest" : "oldest to newest");
 }
