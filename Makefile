@@ -72,8 +72,12 @@ kselftest-asan: base
 tools: deps
 	$(Q)if [ -f tools/perf_ring/Makefile ]; then $(MAKE) -C tools/perf_ring; fi
 
+# ARCH=i386 also builds the recorder -m32 (build/tools/perf_ring/static-i386),
+# for the i386 guest.
 tools-static: deps
 	$(Q)if [ -f tools/perf_ring/Makefile ]; then $(MAKE) -C tools/perf_ring static; fi
+	$(Q)if [ "$(ARCH)" = i386 ]; then $(MAKE) -C tools/perf_ring \
+		O=$(CURDIR)/build/tools/perf_ring/static-i386 LDFLAGS=-static CC="gcc -m32" all; fi
 
 tools-test: deps
 	$(Q)$(MAKE) -C tools/perf_ring test

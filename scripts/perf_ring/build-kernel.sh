@@ -20,8 +20,15 @@ tree=$PR_BUILD/kernel/$name
 out=$PR_BUILD/images/$name
 frags=(perf_ring.config)
 case $(pr_flavour) in
--debug) frags+=(perf_ring-debug.config) ;;
--kcsan) frags+=(perf_ring-kcsan.config) ;;
+-debug*) frags+=(perf_ring-debug.config) ;;
+-kcsan*) frags+=(perf_ring-kcsan.config) ;;
+esac
+# ARCH=i386: the same kernel for 32-bit x86 (perf_ring-i386.config comes
+# last, and turns CONFIG_64BIT off).
+case "${ARCH:-}" in
+""|x86_64|x86) ;;
+i386) frags+=(perf_ring-i386.config) ;;
+*) pr_die "ARCH=$ARCH: use i386, or leave ARCH unset for x86_64" ;;
 esac
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
@@ -38,10 +45,16 @@ if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ];
 		make -s "$f" >/dev/null
 		rm "kernel/configs/$f"
 	done
-	# Every option of the fragments must have survived the merge.
-	for f in "${frags[@]}"; do
+	# Every option of the fragments must have survived the merge, unless
+	# a later fragment sets it otherwise.
+	for i in "${!frags[@]}"; do
+		f=${frags[$i]}
 		while IFS= read -r line; do
 			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+			opt=${line%%=*}
+			for g in "${frags[@]:$((i + 1))}"; do
+				! grep -qE "^(# )?$opt[= ]" "$PR_ROOT/kernel/configs/$g" || continue 2
+			done
 			grep -qx "$line" .config ||
 				pr_die "$name: $line from $f is not in the final .config (a dependency is missing)"
 		done < "$PR_ROOT/kernel/configs/$f"

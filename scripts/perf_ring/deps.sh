@@ -12,16 +12,54 @@ pkgs=(
 	qemu-system-x86 busybox-static libzstd-dev liburing-dev libbpf-dev zstd sparse
 	linux-perf gnuplot-nox util-linux procps kmod python3 python3-docutils man-db
 	clang libclang-rt-14-dev
+	gcc-multilib python3-ply python3-git
 )
+
+# installed PKG: the package is installed, for this machine's architecture
+# when it has one (an i386 copy beside it must not hide a missing one).
+native=$(dpkg --print-architecture)
+installed() {
+	local st
+	st=$(dpkg-query -W -f='${Status}' "$1:$native" 2>/dev/null ||
+	     dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ]
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$st" = "install ok installed" ] || missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
 have_base=$(dpkg-query -W -f='${Version}' "$PR_BASE_PKG" 2>/dev/null || true)
 [ "$have_base" = "$PR_BASE_PKG_VERSION" ] ||
 	missing+=("$PR_BASE_PKG=$PR_BASE_PKG_VERSION")
+
+# ARCH=i386: the i386 guest needs busybox-static built for i386, which
+# cannot be installed beside the host's: it is unpacked under
+# build/deps/i386 from Debian's i386 package.
+bb32=$PR_BUILD/deps/i386/bin/busybox
+if [ "${ARCH:-}" = i386 ] && [ ! -x "$bb32" ]; then
+	[ "$(id -u)" -eq 0 ] || pr_die "ARCH=i386 needs busybox-static:i386; run 'make deps ARCH=i386' as root"
+	pr_log "fetching busybox-static:i386 into ${bb32%/bin/busybox}"
+	if ! dpkg --print-foreign-architectures | grep -qx i386; then
+		dpkg --add-architecture i386
+		apt-get update -qq >/dev/null
+	fi
+	d=$(mktemp -d)
+	chmod 755 "$d"	# apt's download user writes there
+	(cd "$d" && apt-get download -qq busybox-static:i386 >/dev/null) ||
+		pr_die "apt-get download busybox-static:i386 failed"
+	mkdir -p "$PR_BUILD/deps/i386"
+	dpkg-deb -x "$d"/busybox-static_*_i386.deb "$PR_BUILD/deps/i386"
+	rm -rf "$d"
+	[ -x "$bb32" ] || pr_die "busybox-static:i386 has no bin/busybox"
+fi
+# ... and the recorder built -m32 static needs the i386 libraries.
+if [ "${ARCH:-}" = i386 ]; then
+	for p in libzstd-dev:i386 liburing-dev:i386; do
+		[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] ||
+			missing+=("$p")
+	done
+fi
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -35,6 +35,7 @@ run_check() {
 	n=1
 	for t in $tests; do n=$((n + 1)); done
 	[ -x /usr/bin/perf-ring-guest-test ] && n=$((n + 1))
+	[ -x /kselftest/run_kselftest.sh ] && n=$((n + 1))
 
 	echo "TAP version 13"
 	echo "1..$n"
@@ -59,6 +60,19 @@ run_check() {
 		*) echo "not ok $i selftests: perf_ring: $t # exit=$rc" ;;
 		esac
 	done
+	# The same tests from the kernel tree's perf_events directory (the
+	# series' last patch), run by the kselftest runner.
+	if [ -x /kselftest/run_kselftest.sh ]; then
+		i=$((i + 1))
+		( cd /kselftest && ./run_kselftest.sh 2>&1 ) > "$scratch/kselftest.log"
+		sed 's/^/# /' "$scratch/kselftest.log"
+		if grep -q '^ok ' "$scratch/kselftest.log" &&
+		   ! grep -q 'not ok' "$scratch/kselftest.log"; then
+			echo "ok $i kselftest: perf_events (run_kselftest.sh)"
+		else
+			echo "not ok $i kselftest: perf_events (run_kselftest.sh)"
+		fi
+	fi
 	if [ -x /usr/bin/perf-ring-guest-test ]; then
 		i=$((i + 1))
 		if /usr/bin/perf-ring-guest-test 2>&1 | sed 's/^/# /'; then

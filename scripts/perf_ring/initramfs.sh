@@ -18,8 +18,16 @@ img=$PR_BUILD/images/$name
 work=$PR_BUILD/initramfs/$name
 [ -f "$img/bzImage" ] || pr_die "no kernel image for $kernel; run 'make kernel KERNEL=$kernel'"
 [ -x "$tree/usr/gen_init_cpio" ] || pr_die "$tree/usr/gen_init_cpio is missing (kernel tree not built?)"
-[ -x /bin/busybox ] || pr_die "/bin/busybox is missing; run 'make deps'"
-file -L /bin/busybox | grep -q 'statically linked' || pr_die "/bin/busybox is not static (install busybox-static)"
+# ARCH=i386: a 32-bit guest; its programs are built -m32 and its busybox
+# is Debian's i386 one (make deps ARCH=i386).
+busybox=/bin/busybox
+cc=gcc
+if [ "${ARCH:-}" = i386 ]; then
+	busybox=$PR_BUILD/deps/i386/bin/busybox
+	cc="gcc -m32"
+fi
+[ -x "$busybox" ] || pr_die "$busybox is missing; run 'make deps${ARCH:+ ARCH=$ARCH}'"
+file -L "$busybox" | grep -q 'statically linked' || pr_die "$busybox is not static (install busybox-static)"
 
 rm -rf "$work"
 mkdir -p "$work/selftests"
@@ -30,11 +38,22 @@ make -s -C "$tree" headers >/dev/null
 st=$tree/tools/testing/selftests/perf_ring
 rsync -a --delete "$PR_ROOT/tools/testing/selftests/perf_ring/" "$st/"
 if [ -f "$st/Makefile" ]; then
-	make -s -C "$st" OUTPUT="$work/selftests" LDFLAGS=-static >/dev/null ||
+	make -s -C "$st" OUTPUT="$work/selftests" CC="$cc" LDFLAGS=-static >/dev/null ||
 		pr_die "$kernel: the selftests failed to build static"
 fi
 
-gcc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
+# The series' last patch puts the same tests in the kernel's own layout:
+# where the tree has them, build and install them the kselftest way
+# (make -C tools/testing/selftests TARGETS=perf_events install); the
+# guest runs them with the installed run_kselftest.sh, which is what
+# "make run_tests" runs.
+if [ -f "$tree/tools/testing/selftests/perf_events/perf_ring_lib.c" ]; then
+	make -s -C "$tree/tools/testing/selftests" TARGETS=perf_events CC="$cc" LDFLAGS=-static \
+		INSTALL_PATH="$work/kselftest" install >"$work/kselftest.log" 2>&1 ||
+		{ tail -n 20 "$work/kselftest.log" >&2; pr_die "$kernel: tools/testing/selftests TARGETS=perf_events failed to build"; }
+fi
+
+$cc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
 	-o "$work/ring_cost" "$PR_ROOT/bench/ring_cost.c" ||
 	pr_die "bench/ring_cost.c failed to build"
 
@@ -46,7 +65,7 @@ list=$work/cpio.list
 	for d in bin sbin usr usr/bin proc sys tmp lib lib/modules selftests selftests/perf_ring bench etc; do
 		echo "dir /$d 0755 0 0"
 	done
-	echo "file /bin/busybox /bin/busybox 0755 0 0"
+	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $PR_ROOT/scripts/perf_ring/guest-init.sh 0755 0 0"
 	echo "file /lib/modules/perf_ring_abi.ko $img/perf_ring_abi.ko 0644 0 0"
@@ -63,8 +82,20 @@ list=$work/cpio.list
 	done
 	echo "file /selftests/perf_ring/list $work/selftests/list 0644 0 0"
 	[ -f "$st/settings" ] && echo "file /selftests/perf_ring/settings $st/settings 0644 0 0"
+	if [ -d "$work/kselftest" ]; then
+		(cd "$work/kselftest" && find . -mindepth 1 | sort) | while read -r f; do
+			f=${f#./}
+			if [ -d "$work/kselftest/$f" ]; then
+				echo "dir /kselftest/$f 0755 0 0"
+			else
+				echo "file /kselftest/$f $work/kselftest/$f $(stat -c %a "$work/kselftest/$f") 0 0"
+			fi
+		done | sed '1i dir /kselftest 0755 0 0'
+	fi
 	# The recorder and its guest test, once tools/perf_ring builds them.
 	rec=$PR_BUILD/tools/perf_ring/static
+	# A 64-bit recorder cannot run on the i386 guest.
+	[ "${ARCH:-}" != i386 ] || rec=$PR_BUILD/tools/perf_ring/static-i386
 	if [ -x "$rec/perf-ring" ] && [ -x "$rec/close-loop" ]; then
 		echo "file /usr/bin/perf-ring $rec/perf-ring 0755 0 0"
 		echo "file /usr/bin/close-loop $rec/close-loop 0755 0 0"

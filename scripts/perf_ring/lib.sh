@@ -27,9 +27,12 @@ pr_kernel_version() {
 pr_flavour() {
 	case "${DEBUG:-}" in
 	"") ;;
-	kcsan) echo -kcsan ;;
-	*) echo -debug ;;
+	kcsan) printf %s -kcsan ;;
+	*) printf %s -debug ;;
 	esac
+	# ARCH=i386: the 32-bit x86 build of that kernel, "-i386" after the rest.
+	[ "${ARCH:-}" != i386 ] || printf %s -i386
+	echo
 }
 
 pr_elapsed() {

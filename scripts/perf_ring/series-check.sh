@@ -157,7 +157,11 @@ for p in "${patches[@]}"; do
 		result "$step" "git am" FAIL
 		break
 	fi
-	if scripts/checkpatch.pl --strict --quiet "$root/kernel/$p" >"$logs/checkpatch-$i.log" 2>&1; then
+	# Any output fails, a broken SPDX check (scripts/spdxcheck.py) too.
+	# That check wants Debian's python3 with python3-ply and python3-git,
+	# whatever python3 comes first in PATH.
+	if PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet "$root/kernel/$p" \
+		>"$logs/checkpatch-$i.log" 2>&1 && [ ! -s "$logs/checkpatch-$i.log" ]; then
 		result "$step" checkpatch ok
 	else
 		cat "$logs/checkpatch-$i.log" >&2

@@ -6,6 +6,16 @@
 # kernel git tree after its "pre-series baseline" commit. WORKTREE defaults
 # to build/kernel/post.
 #
+# The last patch adds the selftests to tools/testing/selftests/perf_events/
+# from their one source, tools/testing/selftests/perf_ring/: the test
+# sources as they are, the lines of its Makefile between the "ring tests"
+# markers as a hunk of perf_events/Makefile, its config, settings and
+# .gitignore merged into those of perf_events/, and the directory added to
+# the perf events entry of MAINTAINERS. Its changelog is
+# kernel/selftests-patch.msg. That commit is made here, in a scratch object
+# directory (the tree is not changed); a tree that has it already at HEAD
+# (made by git am of kernel/series) has it made again from the source.
+#
 # kernel/series lists the patches in the order "git am" applies them; the
 # cover letter is not in it.
 #
@@ -31,12 +41,92 @@ git -C "$wt" rev-parse --git-dir >/dev/null 2>&1 || die "$wt: not a git tree"
 
 base=$(git -C "$wt" log --format='%H%x09%s' | awk -F'\t' '$2 == "pre-series baseline" { print $1; exit }')
 [ -n "$base" ] || die "$wt: no \"pre-series baseline\" commit"
-n=$(git -C "$wt" rev-list --count "$base..HEAD")
+msg=$out/selftests-patch.msg
+[ -f "$msg" ] || die "${msg#"$root"/} is missing"
+top=$(git -C "$wt" rev-parse HEAD)
+[ "$(git -C "$wt" log -1 --format=%s HEAD)" != "$(head -n 1 "$msg")" ] ||
+	top=$(git -C "$wt" rev-parse HEAD~1)
+n=$(git -C "$wt" rev-list --count "$base..$top")
 [ "$n" -gt 0 ] || die "$wt: no commits after \"pre-series baseline\""
-[ -z "$(git -C "$wt" rev-list --merges "$base..HEAD")" ] || die "$wt: merges in the series"
+[ -z "$(git -C "$wt" rev-list --merges "$base..$top")" ] || die "$wt: merges in the series"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# The selftests commit, on top of the kernel commits.
+src=$root/tools/testing/selftests/perf_ring
+kd=tools/testing/selftests/perf_events
+objs=$(git -C "$wt" rev-parse --path-format=absolute --git-path objects)
+export GIT_OBJECT_DIRECTORY=$tmp/objects GIT_ALTERNATE_OBJECT_DIRECTORIES=$objs
+mkdir -p "$tmp/objects" "$tmp/st"
+for f in Makefile config settings .gitignore; do
+	git -C "$wt" show "$top:$kd/$f" > "$tmp/st/$f" 2>/dev/null ||
+		die "$wt: $kd/$f is not in the tree"
+done
+# markers N: the lines inside the Nth "ring tests" block of our Makefile
+markers() {
+	awk -v want="$1" '/^# ring tests: begin$/ { n++; on = (n == want); next }
+		/^# ring tests: end$/ { on = 0; next } on' "$src/Makefile"
+}
+[ -n "$(markers 1)" ] && [ -n "$(markers 2)" ] ||
+	die "${src#"$root"/}/Makefile: two \"# ring tests: begin/end\" blocks expected"
+grep -qx 'include ../lib.mk' "$tmp/st/Makefile" || die "$kd/Makefile has no \"include ../lib.mk\""
+markers 1 > "$tmp/m1"
+markers 2 > "$tmp/m2"
+awk -v m1="$tmp/m1" -v m2="$tmp/m2" '
+	$0 == "include ../lib.mk" {
+		while ((getline l < m1) > 0) print l
+		print; print ""
+		while ((getline l < m2) > 0) print l
+		next
+	} { print }' "$tmp/st/Makefile" > "$tmp/st/Makefile.new"
+mv "$tmp/st/Makefile.new" "$tmp/st/Makefile"
+for f in config .gitignore; do
+	grep -v '^#' "$src/$f" | while IFS= read -r l; do
+		grep -qxF -- "$l" "$tmp/st/$f" || printf '%s\n' "$l" >> "$tmp/st/$f"
+	done
+done
+# settings: the larger timeout
+t_src=$(sed -n 's/^timeout=//p' "$src/settings")
+t_k=$(sed -n 's/^timeout=//p' "$tmp/st/settings")
+[ -n "$t_src" ] && [ -n "$t_k" ] || die "no timeout= in a settings file"
+[ "$t_src" -le "$t_k" ] || sed -i "s/^timeout=.*/timeout=$t_src/" "$tmp/st/settings"
+
+# MAINTAINERS: the perf events entry takes in the directory (no entry
+# names it yet).
+git -C "$wt" show "$top:MAINTAINERS" > "$tmp/MAINTAINERS" || die "$wt: no MAINTAINERS"
+awk -v add="F:	$kd/" '
+	/^PERFORMANCE EVENTS SUBSYSTEM$/ { sec = 1 }
+	sec && /^$/ { sec = 0 }
+	{ print }
+	sec && $0 == "F:	tools/perf/" { print add; done = 1 }
+	END { exit !done }' "$tmp/MAINTAINERS" > "$tmp/MAINTAINERS.new" ||
+	die "MAINTAINERS: no \"F:	tools/perf/\" line in PERFORMANCE EVENTS SUBSYSTEM"
+grep -qxF "F:	$kd/" "$tmp/MAINTAINERS" || mv "$tmp/MAINTAINERS.new" "$tmp/MAINTAINERS"
+
+export GIT_INDEX_FILE=$tmp/index
+git -C "$wt" read-tree "$top"
+add() {	# add FILE PATH_IN_TREE
+	local b
+	b=$(git -C "$wt" hash-object -w --no-filters "$1") &&
+	git -C "$wt" update-index --add --cacheinfo "100644,$b,$2" || die "cannot add $2"
+}
+for f in Makefile config settings .gitignore; do add "$tmp/st/$f" "$kd/$f"; done
+add "$tmp/MAINTAINERS" MAINTAINERS
+for f in "$src"/*.c "$src"/*.h; do
+	b=$(basename "$f")
+	! git -C "$wt" cat-file -e "$top:$kd/$b" 2>/dev/null ||
+		die "$kd/$b is in the tree already: rename ${src#"$root"/}/$b"
+	add "$f" "$kd/$b"
+done
+tree=$(git -C "$wt" write-tree)
+unset GIT_INDEX_FILE
+adate=$(git -C "$wt" log -1 --format=%ad --date=raw "$top")
+st_commit=$(GIT_AUTHOR_NAME="perf_ring project" GIT_AUTHOR_EMAIL=perf_ring@lists.invalid \
+	GIT_AUTHOR_DATE="$adate" GIT_COMMITTER_NAME="perf_ring project" \
+	GIT_COMMITTER_EMAIL=perf_ring@lists.invalid GIT_COMMITTER_DATE="$adate" \
+	git -C "$wt" commit-tree "$tree" -p "$top" < "$msg") || die "cannot make the selftests commit"
+n=$((n + 1))
 
 # The cover letter's From line is the committer's identity: make it the
 # project's, as in the patches, whoever runs this.
@@ -45,7 +135,7 @@ git -C "$wt" -c "user.name=perf_ring project" -c user.email=perf_ring@lists.inva
 	-c format.signOff=false -c format.numbered=auto \
 	format-patch -q --cover-letter --no-signature --zero-commit \
 	--no-thread --no-base --encode-email-headers \
-	-o "$tmp" "$base..HEAD"
+	-o "$tmp" "$base..$st_commit"
 
 cover=$tmp/0000-cover-letter.patch
 [ -f "$cover" ] || die "format-patch made no cover letter"

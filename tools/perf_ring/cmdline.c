@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,7 +277,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			mmap_arg = arg;
 			break;
 		case 'c':
-			if (parse_long(arg, 1, 1L << 62, &v))
+			/* 2^62, or LONG_MAX where long has 32 bits */
+			if (parse_long(arg, 1, LONG_MAX < (1LL << 62) ? LONG_MAX : (long)(1LL << 62), &v))
 				return bad("-c", arg, "expected a positive period");
 			o->period = v;
 			break;

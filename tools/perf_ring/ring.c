@@ -63,7 +63,7 @@ void ring_unmap(struct ring *r)
 long ring_fwd_copy_img(const char *data, u64 size, u64 tail, u64 head,
 		       char *dst, size_t dstlen, u64 *new_tail)
 {
-	u64 avail = head - tail, n = avail < dstlen ? avail : dstlen;
+	u64 avail = ring_dist(head, tail), n = avail < dstlen ? avail : dstlen;
 	u64 off = tail & (size - 1), first = size - off, pos = 0;
 
 	/* one or two bulk copies, then find the last whole record in them */
@@ -87,7 +87,8 @@ long ring_fwd_copy_img(const char *data, u64 size, u64 tail, u64 head,
 		return -EBADMSG;
 	if (n == avail && pos != n)
 		return -EBADMSG;	/* published data ends inside a record */
-	*new_tail = tail + pos;
+	/* a 32-bit kernel's positions stay below 2^32 (see ring_dist()) */
+	*new_tail = (head | tail) >> 32 ? tail + pos : (u32)(tail + pos);
 	return pos;
 }
 
@@ -107,8 +108,8 @@ long ring_fwd_read(struct ring *r, char *dst, size_t dstlen)
 
 u64 ring_bwd_valid(u64 size, u64 h1, u64 h2, u64 margin)
 {
-	u64 written = 0 - h1;	/* head starts at 0 and moves down */
-	u64 moved = h1 - h2;	/* published while we copied */
+	u64 written = ring_dist(0, h1);	/* head starts at 0 and moves down */
+	u64 moved = ring_dist(h1, h2);	/* published while we copied */
 	u64 valid = written < size ? written : size;
 
 	/*

@@ -56,10 +56,23 @@ static inline u64 ring_head(const struct ring *r)
 	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Bytes from ring position b up to a.  data_head is the kernel's unsigned
+ * long zero-extended: on a 32-bit kernel it wraps at 2^32 (and a backward
+ * head is 2^32 - bytes written).  When neither position has bits above 31
+ * the distance is taken modulo 2^32, which on a 64-bit kernel changes
+ * nothing for distances below 2^32; a 64-bit kernel's backward head has
+ * those bits set.  Exact for any distance below 2^32.
+ */
+static inline u64 ring_dist(u64 a, u64 b)
+{
+	return (a | b) >> 32 ? a - b : (u32)(a - b);
+}
+
 /* Forward: bytes published and not yet consumed. */
 static inline u64 ring_fwd_avail(const struct ring *r)
 {
-	return ring_head(r) - r->pg->data_tail;
+	return ring_dist(ring_head(r), r->pg->data_tail);
 }
 
 /*

@@ -185,7 +185,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 		 * (and the margin) made its oldest part untrusted.  Either way
 		 * its window starts at its oldest record kept.
 		 */
-		if (bs.bytes < 0 - bs.head && len[i] > 0) {
+		if (bs.bytes < ring_dist(0, bs.head) && len[i] > 0) {
 			u64 t = 0;
 
 			for (long pos = 0; pos < len[i] && !t;) {
@@ -237,8 +237,8 @@ static int take_snapshot(struct flight *fl, const char *path)
 	for (int i = 0; i < el->nrings && !err; i++) {
 		char *p = fl->snap + i * sz;
 		/* bytes newer than the previous snapshot's head: at the end */
-		u64 new_bytes = fl->ring_seen[i] ? fl->ring_last_head[i] - fl->snap_head[i]
-						: 0 - fl->snap_head[i];
+		u64 new_bytes = ring_dist(fl->ring_seen[i] ? fl->ring_last_head[i] : 0,
+					  fl->snap_head[i]);
 		long pos = 0, keep = 0;
 
 		/* drop what lies before the window (oldest first, so a prefix) */
@@ -405,7 +405,7 @@ static u64 flight_progress(struct sink *s)
 	for (int i = 0; i < s->el->nrings; i++) {
 		u64 prev = fl->ring_seen && fl->ring_seen[i] ? fl->ring_last_head[i] : 0;
 
-		sum += prev - ring_head(&s->el->rings[i]);
+		sum += ring_dist(prev, ring_head(&s->el->rings[i]));
 	}
 	return sum;
 }

@@ -556,6 +556,48 @@ static int test_overwritten_estimate_edges(void)
 	return 0;
 }
 
+/*
+ * A 32-bit kernel's data_head: an unsigned long zero-extended, so a
+ * backward head is 2^32 - bytes written and a forward head wraps to 0 at
+ * 2^32.  The same distances as on a 64-bit kernel must come out.
+ */
+static int test_head_32bit(void)
+{
+	const u64 top = 1ULL << 32;
+	u64 size = 4096, nt, tail, head;
+	char *data = calloc(1, size), dst[512];
+	long got;
+
+	CHECK(ring_dist(0, top - 100) == 100, "backward head 2^32 - 100");
+	CHECK(ring_dist(0, (u64)-100) == 100, "64-bit backward head");
+	CHECK(ring_dist(0x10, top - 0x10) == 0x20, "forward head past the wrap");
+	CHECK(ring_dist(top + 8, top - 8) == 16, "64-bit forward head past 2^32");
+	CHECK(ring_bwd_valid(size, top - 100, top - 100, 0) == 100, "unwrapped, 32-bit");
+	CHECK(ring_bwd_valid(size, top - 100000, top - 100000, 0) == size, "wrapped, 32-bit");
+	CHECK(ring_bwd_valid(size, top - 100000, top - 100000 - 1000, 96) == size - 1096,
+	      "moved during copy, 32-bit");
+	/* the head wrapped past 0 during the copy: 0x10 down to 2^32 - 0x10 */
+	CHECK(ring_bwd_valid(size, 0x10, top - 0x10, 0) == size - 0x20, "head wrapped during copy");
+
+	/* forward records across the 32-bit wrap of the positions */
+	tail = top - 40;
+	head = tail;
+	for (u64 s = 0; s < 4; s++) {
+		char rec[64];
+
+		fill_rec(rec, s);
+		ring_put(data, size, head, rec, rec_size(s));
+		head += rec_size(s);
+	}
+	head = (u32)head;	/* what a 32-bit kernel publishes */
+	got = ring_fwd_copy_img(data, size, tail, head, dst, sizeof(dst), &nt);
+	CHECK(got == 16 + 24 + 32 + 40, "copied %ld", got);
+	CHECK(nt == head, "new tail %#llx, head %#llx", (unsigned long long)nt,
+	      (unsigned long long)head);
+	free(data);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("forward copy across the wrap", test_forward_wrap);
@@ -564,6 +606,7 @@ int main(void)
 	tap_run("backward image after wrapping: newest records, complete", test_backward_wrapped);
 	tap_run("backward image with writes during the copy", test_backward_concurrent);
 	tap_run("backward trusted length", test_backward_valid);
+	tap_run("a 32-bit kernel's data_head: distances across 2^32", test_head_32bit);
 	tap_run("backward extract into a small buffer keeps the newest", test_backward_small_dst);
 	tap_run("backward LOST goes just before the record it came with", test_backward_lost_unwrapped);
 	tap_run("backward LOSTs after wrapping, each before its record", test_backward_lost_wrapped);

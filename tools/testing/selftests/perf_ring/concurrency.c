@@ -40,7 +40,7 @@ struct writer {
 	int started;			/* 1: tid known, pinned; -1: could not pin */
 	unsigned long issued;
 	unsigned long ack;		/* last snapshot generation seen; WRITER_DONE */
-	volatile int *stop;
+	int *stop;
 	unsigned long *gen;
 };
 
@@ -66,8 +66,8 @@ struct stress {
 	int ncpu, nwriters;
 	int cpus[MAX_CPUS];
 	bool backward;
-	volatile int stop;		/* writers stop */
-	volatile int done;		/* reader does its last pass and stops */
+	int stop;		/* writers stop */
+	int done;		/* reader does its last pass and stops */
 	int failed;			/* first checker error, by buffer */
 	unsigned long gen;		/* snapshot generation, see wait_writers() */
 };
@@ -81,7 +81,7 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 	 * last snapshot (at or above its data_head) may be seen again. Only
 	 * the ones below it are new.
 	 */
-	bool fresh = !c->down || (__s64)(c->prev_head - rec->pos) > 0;
+	bool fresh = !c->down || pr_pos_sub(c->prev_head, rec->pos) > 0;
 
 	if (rec->type == PR_LOST) {
 		if (fresh) {
@@ -98,7 +98,8 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 	w = rec->seq >> WRITER_SHIFT;
 	j = rec->seq & WRITER_MASK;
 	if (!rec->has_seq || w >= (unsigned long)c->nwriters) {
-		snprintf(c->err, sizeof(c->err), "cpu %d: sample at %#llx carries no sequence number",
+		snprintf(c->err, sizeof(c->err),
+			 "cpu %d: sample at %#llx carries no sequence number",
 			 c->cpu, (unsigned long long)rec->pos);
 		return -EBADMSG;
 	}
@@ -283,7 +284,7 @@ static void *writer_main(void *arg)
 	}
 	/* The tid is published before the first record (see the start wait). */
 	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
-	while (!*w->stop && j < WRITER_MASK) {
+	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED) && j < WRITER_MASK) {
 		pr_close_seq(base | j);
 		j++;
 		/* Between two records: nothing of ours is being written now. */
@@ -320,8 +321,9 @@ FIXTURE_SETUP(stress)
 	struct stress *s;
 	int i;
 
-	self->s = s = calloc(1, sizeof(*s));
-	ASSERT_NE(NULL, s);
+	s = calloc(1, sizeof(*s));
+	ASSERT_TRUE(!!s);
+	self->s = s;
 	for (i = 0; i < MAX_CPUS; i++)
 		s->r[i].fd = -1;
 	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
@@ -438,13 +440,20 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 	if (!variant->backward) {
 		/* A streaming reader sees every record that was not lost. */
 		ASSERT_EQ(issued, samples + lost);
-		TH_LOG("forward writable, %d writers on %d CPUs for %.1f s: %lu issued = %lu read + %lu lost; every header valid, every cpu/tid right, seq rising per writer",
-		       s->nwriters, s->ncpu, secs, issued, samples, lost);
+		TH_LOG("forward writable, %d writers on %d CPUs for %.1f s:",
+		       s->nwriters, s->ncpu, secs);
+		TH_LOG("%lu issued = %lu read + %lu lost; every header valid,",
+		       issued, samples, lost);
+		TH_LOG("every cpu/tid right, seq rising per writer");
 	} else {
 		ASSERT_GT(snaps, 0UL);
-		TH_LOG("backward overwrite, %d writers on %d CPUs for %.1f s: %lu issued and counted, %lu snapshots checked %lu records (%lu seen for the first time), all whole, seq falling within each and the newest never going back; %lu lost while paused, %lu of them reported in LOST records",
-		       s->nwriters, s->ncpu, secs, issued, snaps, samples, fresh, lost,
-		       lost_recs);
+		TH_LOG("backward overwrite, %d writers on %d CPUs for %.1f s: %lu issued,",
+		       s->nwriters, s->ncpu, secs, issued);
+		TH_LOG("%lu snapshots checked %lu records (%lu new), all whole,",
+		       snaps, samples, fresh);
+		TH_LOG("seq falling within each and the newest never going back;");
+		TH_LOG("%lu lost while paused, %lu of them reported in LOST records",
+		       lost, lost_recs);
 	}
 }
 
@@ -527,7 +536,7 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 		pages *= 2;
 	for (k = 0; k < CHILDREN; k++) {
 		c.seen[k] = calloc(m, 1);
-		ASSERT_NE(NULL, c.seen[k]);
+		ASSERT_TRUE(!!c.seen[k]);
 	}
 	for (i = 0; i < self->ncpu; i++) {
 		char why[PR_WHY_LEN] = "";
@@ -593,8 +602,10 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 	ASSERT_EQ(0ULL, lost_sum);
 	ASSERT_EQ(total, count_sum);
 	ASSERT_EQ(total, samples);
-	TH_LOG("%d children x %lu close() on %d per-CPU inherited events (%u pages each): read() counts %llu, %lu samples, each (child, seq) exactly once with the child's pid, 0 lost",
-	       CHILDREN, m, self->ncpu, pages, (unsigned long long)count_sum, samples);
+	TH_LOG("%d children x %lu close() on %d per-CPU inherited events (%u pages each):",
+	       CHILDREN, m, self->ncpu, pages);
+	TH_LOG("read() counts %llu, %lu samples, each (child, seq) once with its pid, 0 lost",
+	       (unsigned long long)count_sum, samples);
 }
 
 TEST_HARNESS_MAIN

@@ -43,7 +43,7 @@ TEST(attr_flag_word_layout)
 	ASSERT_EQ(0, (int)attr.use_clockid);
 	ASSERT_EQ(0ULL, attr.read_format);
 	ASSERT_EQ(0U, attr.wakeup_events);
-	TH_LOG("flags word at offset %zu; context_switch is bit %d, write_backward is bit %d (set by position)",
+	TH_LOG("flags word at offset %zu; context_switch is bit %d, write_backward bit %d",
 	       offsetof(struct perf_event_attr, read_format) + sizeof(attr.read_format),
 	       PR_CONTEXT_SWITCH_BIT, PR_WRITE_BACKWARD_BIT);
 }

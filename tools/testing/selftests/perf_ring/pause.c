@@ -22,7 +22,26 @@ FIXTURE(pause) {
 	unsigned int rec;
 };
 
-PR_RING_MODE_VARIANTS(pause);
+FIXTURE_VARIANT(pause) {
+	bool backward;
+	bool overwrite;
+};
+
+FIXTURE_VARIANT_ADD(pause, forward_writable) {
+	.backward = false, .overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(pause, forward_overwrite) {
+	.backward = false, .overwrite = true,
+};
+
+FIXTURE_VARIANT_ADD(pause, backward_writable) {
+	.backward = true, .overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(pause, backward_overwrite) {
+	.backward = true, .overwrite = true,
+};
 
 FIXTURE_SETUP(pause)
 {
@@ -42,20 +61,21 @@ FIXTURE_TEARDOWN(pause)
 	pr_ring_close(&self->r);
 }
 
-static const char *mode_name(const FIXTURE_VARIANT(pause) *v)
+static const char *mode_name(const struct _fixture_variant_pause *v)
 {
 	return pr_mode_name(v->backward, v->overwrite);
 }
 
 #define PAUSE_OPEN(ring, pages) do {					\
+	struct pr_ring *__r = (ring);					\
 	char __why[PR_WHY_LEN] = "";					\
 	struct pr_opts __o;						\
 	pr_opts_init(&__o, &self->tp);					\
 	__o.backward = variant->backward;				\
 	__o.writable = !variant->overwrite;				\
 	__o.data_pages = (pages);					\
-	PR_REQUIRE(pr_ring_open((ring), &__o, __why, sizeof(__why)), __why); \
-	self->rec = pr_close_sample_size(ring);				\
+	PR_REQUIRE(pr_ring_open(__r, &__o, __why, sizeof(__why)), __why); \
+	self->rec = pr_close_sample_size(__r);				\
 } while (0)
 
 /* Walk the whole buffer in its own direction into @rs. */
@@ -86,8 +106,8 @@ TEST_F(pause, head_frozen_while_paused)
 
 	ASSERT_EQ(h0, h1);
 	ASSERT_EQ(h1, h2);
-	TH_LOG("%s: data_head stayed at %lld while %lu records were issued paused",
-	       mode_name(variant), (long long)h1, paused);
+	TH_LOG("%s: data_head stayed at %#llx while %lu records were issued paused",
+	       mode_name(variant), (unsigned long long)h1, paused);
 }
 
 TEST_F(pause, lost_counted_while_paused)
@@ -133,9 +153,10 @@ TEST_F(pause, lost_counted_while_paused)
 	ASSERT_EQ(before + after, samples);
 	ASSERT_EQ(1UL, nlost);
 	ASSERT_EQ(paused, lost_rec);
-	TH_LOG("%s: %lu issued while paused; PERF_RECORD_LOST says %llu, read() says %llu; the %lu others are all there",
+	TH_LOG("%s: %lu issued while paused; PERF_RECORD_LOST says %llu, read() says %llu;",
 	       mode_name(variant), paused, (unsigned long long)lost_rec,
-	       (unsigned long long)lost, samples);
+	       (unsigned long long)lost);
+	TH_LOG("the %lu others are all there", samples);
 }
 
 TEST_F(pause, writing_resumes_after_pause)
@@ -157,13 +178,14 @@ TEST_F(pause, writing_resumes_after_pause)
 
 	/* The first record after resume carries the LOST record with it. */
 	ASSERT_EQ(0ULL, h1);
-	ASSERT_EQ(after * self->rec + 24, variant->backward ? -h2 : h2);
+	ASSERT_EQ(after * self->rec + 24, variant->backward ? pr_bwd_written(h2) : h2);
 	ASSERT_EQ(0, pr_parse_newest(&self->r, h2, variant->backward, self->rec,
 				     &rec, why, sizeof(why))) TH_LOG("%s", why);
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_EQ(paused + after - 1, rec.seq);
-	TH_LOG("%s: paused from the start, data_head stayed 0; after resume it moved by %lld (%lu records + one LOST), newest seq %llu",
-	       mode_name(variant), (long long)(variant->backward ? -h2 : h2), after,
+	TH_LOG("%s: paused from the start, data_head stayed 0;", mode_name(variant));
+	TH_LOG("after resume it moved by %llu bytes (%lu records + one LOST), newest seq %llu",
+	       (unsigned long long)(variant->backward ? pr_bwd_written(h2) : h2), after,
 	       (unsigned long long)rec.seq);
 }
 
@@ -200,8 +222,9 @@ TEST_F(pause, pause_leaves_other_buffers_running)
 		ASSERT_EQ(variant->backward ? n - 1 - i : i, v[i].seq);
 	}
 	ASSERT_EQ(0, pr_pause(self->r.fd, false));
-	TH_LOG("%s: with one buffer paused, the other took all %lu records (seq 0..%lu) and lost none; the paused one lost %llu",
-	       mode_name(variant), n, n - 1, (unsigned long long)lost1);
+	TH_LOG("%s: with one buffer paused, the other took all %lu records (seq 0..%lu),",
+	       mode_name(variant), n, n - 1);
+	TH_LOG("and lost none; the paused one lost %llu", (unsigned long long)lost1);
 }
 
 TEST(pause_without_buffer_einval)

@@ -30,12 +30,20 @@
 #define PR_SAMPLE	((__u32)PERF_RECORD_SAMPLE)
 #define PR_LOST		((__u32)PERF_RECORD_LOST)
 
+/*
+ * A skip from inside a helper or a macro: the harness's own way out of a
+ * test (the longjmp() a failed ASSERT takes), with the test marked skipped
+ * rather than failed. Valid in FIXTURE_SETUP() and TEST_F() bodies.
+ */
+#define PR_SKIP_OUT(reason) SKIP(longjmp(_metadata->env, 1), "%s", (reason))
+
 /* @ret from a pr_* set-up helper: 0 goes on, PR_SKIP skips, else fails. */
 #define PR_REQUIRE(ret, why) do {					\
 	int __pr_ret = (ret);						\
+	const char *__pr_why = (why);					\
 	if (__pr_ret == PR_SKIP)					\
-		SKIP(return, "%s", (why));				\
-	ASSERT_EQ(0, __pr_ret) TH_LOG("%s", (why));			\
+		PR_SKIP_OUT(__pr_why);					\
+	ASSERT_EQ(0, __pr_ret) TH_LOG("%s", __pr_why);			\
 } while (0)
 
 /* Skip unless the kernel has the feature @probe looks for. */
@@ -43,7 +51,7 @@
 	char __pr_why[PR_WHY_LEN] = "";					\
 	int __pr_has = probe(__pr_why, sizeof(__pr_why));		\
 	if (__pr_has == 0 || __pr_has == -EACCES)			\
-		SKIP(return, "%s", __pr_why);				\
+		PR_SKIP_OUT(__pr_why);					\
 	ASSERT_EQ(1, __pr_has) TH_LOG("%s", __pr_why);			\
 } while (0)
 
@@ -51,27 +59,10 @@
 #define PR_NEED_PAUSE()		PR_NEED(pr_has_pause)
 
 /*
- * The four ring modes as fixture variants: direction (write_backward)
- * crossed with the mapping (PROT_WRITE or read-only, i.e. overwrite).
+ * The four ring modes are fixture variants of ring_layout and pause:
+ * direction (write_backward) crossed with the mapping (PROT_WRITE or
+ * read-only, i.e. overwrite).
  */
-#define PR_RING_MODE_VARIANTS(f)					\
-	FIXTURE_VARIANT(f) {						\
-		bool backward;						\
-		bool overwrite;						\
-	};								\
-	FIXTURE_VARIANT_ADD(f, forward_writable) {			\
-		.backward = false, .overwrite = false,			\
-	};								\
-	FIXTURE_VARIANT_ADD(f, forward_overwrite) {			\
-		.backward = false, .overwrite = true,			\
-	};								\
-	FIXTURE_VARIANT_ADD(f, backward_writable) {			\
-		.backward = true, .overwrite = false,			\
-	};								\
-	FIXTURE_VARIANT_ADD(f, backward_overwrite) {			\
-		.backward = true, .overwrite = true,			\
-	}
-
 static inline const char *pr_mode_name(bool backward, bool overwrite)
 {
 	if (backward)

@@ -19,11 +19,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
+#include "../kselftest.h"
 #include "perf_ring_lib.h"
 
-static void why_set(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void why_set(char *why, size_t len, const char *fmt, ...);
 
 static void why_set(char *why, size_t len, const char *fmt, ...)
 {
@@ -144,24 +145,26 @@ static void dummy_attr(struct perf_event_attr *attr)
 static int dummy_open(char *why, size_t len)
 {
 	struct perf_event_attr attr;
-	int fd;
+	int fd, err;
 
 	dummy_attr(&attr);
 	fd = pr_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0)
 		return fd;
-	if (errno == EACCES || errno == EPERM) {
+	err = errno;
+	if (err == EACCES || err == EPERM) {
 		why_set(why, len,
 			"needs CAP_PERFMON or perf_event_paranoid<=2 for a user-only software event (perf_event_paranoid=%d)",
 			pr_paranoid());
 		return -EACCES;
 	}
-	if (errno == ENOSYS || errno == ENOENT) {
+	/* The sysctl exists exactly when the kernel has perf events. */
+	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK)) {
 		why_set(why, len, "kernel has no perf events (CONFIG_PERF_EVENTS)");
 		return -EACCES;
 	}
-	why_set(why, len, "perf_event_open(dummy): %s", strerror(errno));
-	return -errno;
+	why_set(why, len, "perf_event_open(dummy): %s", strerror(err));
+	return -err;
 }
 
 int pr_has_backward(char *why, size_t len)
@@ -330,7 +333,7 @@ int pr_tp_lookup(const char *sys, const char *event, const char *field,
 {
 	const char *over = tracefs_override();
 	const char *const *roots = over ? &over : tracefs_roots;
-	unsigned int i, nroots = over ? 1 : sizeof(tracefs_roots) / sizeof(tracefs_roots[0]);
+	unsigned int i, nroots = over ? 1 : ARRAY_SIZE(tracefs_roots);
 	char path[PATH_MAX], buf[4096];
 	bool denied = false;
 	int ret, para;
@@ -542,6 +545,17 @@ __u64 pr_ring_head(const struct pr_ring *r)
 {
 	/* Pairs with the kernel's store of data_head after the data. */
 	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+int pr_kernel_long_bits(void)
+{
+	struct utsname u;
+
+	/* A 64-bit process runs on a 64-bit kernel only. */
+	if (sizeof(long) == 8 || uname(&u))
+		return sizeof(long) * 8;
+	/* x86_64, aarch64, ppc64, s390x, riscv64...: a 64-bit kernel */
+	return strstr(u.machine, "64") || !strcmp(u.machine, "s390x") ? 64 : 32;
 }
 
 __u64 pr_ring_tail(const struct pr_ring *r)
@@ -856,5 +870,5 @@ double pr_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -30,9 +30,6 @@
 #ifndef PERF_EVENT_IOC_SET_OUTPUT
 #define PERF_EVENT_IOC_SET_OUTPUT	_IO('$', 5)
 #endif
-#ifndef PERF_FORMAT_LOST
-#define PERF_FORMAT_LOST		(1U << 4)
-#endif
 
 /*
  * write_backward is bit 27 of the u64 bitfield word that follows
@@ -139,6 +136,28 @@ int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
 void pr_ring_close(struct pr_ring *r);
 
 __u64 pr_ring_head(const struct pr_ring *r);
+
+/*
+ * data_head is the kernel's ring position, an unsigned long, zero-extended
+ * into the __u64: on a 32-bit kernel it wraps at 2^32, and after n bytes a
+ * backward buffer's head is 2^32 - n, not 2^64 - n. Positions are therefore
+ * compared modulo 2^32, which is exact on a kernel of either width for
+ * positions less than 2^31 apart (a buffer and its margins are far less).
+ */
+static inline long pr_pos_sub(__u64 a, __u64 b)
+{
+	return (__s32)(__u32)(a - b);
+}
+
+/* Bytes written into a backward buffer whose data_head is @head. */
+static inline __u64 pr_bwd_written(__u64 head)
+{
+	/* A 64-bit kernel's backward head has high bits set once it moved. */
+	return head >> 32 ? -head : (__u32)-(__u32)head;
+}
+
+/* The width of the kernel's unsigned long (32 or 64), from uname(). */
+int pr_kernel_long_bits(void);
 __u64 pr_ring_tail(const struct pr_ring *r);
 void pr_ring_set_tail(struct pr_ring *r, __u64 tail);
 void pr_ring_copy(const struct pr_ring *r, __u64 pos, void *dst, size_t len);
@@ -210,6 +229,7 @@ struct pr_recs {
 	struct pr_rec *v;
 	size_t n, max;
 };
+
 int pr_recs_push(const struct pr_rec *rec, void *ctx);
 
 /* ---- workload ---- */

@@ -21,7 +21,26 @@ FIXTURE(ring) {
 	unsigned int rec;	/* bytes per sample */
 };
 
-PR_RING_MODE_VARIANTS(ring);
+FIXTURE_VARIANT(ring) {
+	bool backward;
+	bool overwrite;
+};
+
+FIXTURE_VARIANT_ADD(ring, forward_writable) {
+	.backward = false, .overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(ring, forward_overwrite) {
+	.backward = false, .overwrite = true,
+};
+
+FIXTURE_VARIANT_ADD(ring, backward_writable) {
+	.backward = true, .overwrite = false,
+};
+
+FIXTURE_VARIANT_ADD(ring, backward_overwrite) {
+	.backward = true, .overwrite = true,
+};
 
 FIXTURE_SETUP(ring)
 {
@@ -38,7 +57,7 @@ FIXTURE_TEARDOWN(ring)
 	pr_ring_close(&self->r);
 }
 
-static const char *mode_name(const FIXTURE_VARIANT(ring) *v)
+static const char *mode_name(const struct _fixture_variant_ring *v)
 {
 	return pr_mode_name(v->backward, v->overwrite);
 }
@@ -67,7 +86,7 @@ static __u64 head_bytes(const struct pr_ring *r)
 {
 	__u64 head = pr_ring_head(r);
 
-	return r->backward ? -head : head;
+	return r->backward ? pr_bwd_written(head) : head;
 }
 
 TEST_F(ring, head_points_at_newest)
@@ -83,9 +102,15 @@ TEST_F(ring, head_points_at_newest)
 
 	head = pr_ring_head(&self->r);
 	if (variant->backward) {
-		/* The head runs down from 0: negative, at the newest record. */
-		ASSERT_LT((__s64)head, 0);
-		ASSERT_EQ((__s64)head, -(__s64)(n * self->rec));
+		/*
+		 * The head runs down from 0 in the kernel's unsigned long,
+		 * zero-extended: 2^64 - bytes, or 2^32 - bytes on a 32-bit
+		 * kernel. It is at the newest record.
+		 */
+		__u64 top = pr_kernel_long_bits() == 32 ? 1ULL << 32 : 0;
+
+		ASSERT_EQ(top - n * self->rec, head);
+		ASSERT_EQ(n * self->rec, pr_bwd_written(head));
 	} else {
 		ASSERT_EQ(head, n * self->rec);
 	}
@@ -94,10 +119,10 @@ TEST_F(ring, head_points_at_newest)
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_TRUE(rec.has_seq);
 	ASSERT_EQ(n - 1, rec.seq);
-	TH_LOG("%s: data_head=%lld after %lu records of %u bytes; the record %s data_head has seq %llu, the newest",
-	       mode_name(variant), (long long)head, n, self->rec,
-	       variant->backward ? "at" : "ending at",
-	       (unsigned long long)rec.seq);
+	TH_LOG("%s: data_head=%#llx after %lu records of %u bytes;",
+	       mode_name(variant), (unsigned long long)head, n, self->rec);
+	TH_LOG("the record %s data_head has seq %llu, the newest",
+	       variant->backward ? "at" : "ending at", (unsigned long long)rec.seq);
 }
 
 TEST_F(ring, walk_yields_exact_sequence)
@@ -196,8 +221,10 @@ TEST_F(ring, wrap)
 					 c.bad, c.next, why);
 		ASSERT_EQ(self->r.size / self->rec, (__u64)cnt);
 		ASSERT_EQ(0ULL, lost);
-		TH_LOG("backward overwrite: %lu records into %llu bytes; paused, it reads back seq %lu..%lu: the %ld newest, contiguous, ending at the last one issued",
-		       n, (unsigned long long)self->r.size, n - 1, n - cnt, cnt);
+		TH_LOG("backward overwrite: %lu records into %llu bytes; paused, it reads back",
+		       n, (unsigned long long)self->r.size);
+		TH_LOG("seq %lu..%lu: the %ld newest, contiguous, ending at the last one issued",
+		       n - 1, n - cnt, cnt);
 		ASSERT_EQ(0, pr_pause(self->r.fd, false));
 		return;
 	}
@@ -216,12 +243,15 @@ TEST_F(ring, wrap)
 		c.next = (start + self->rec - 1) / self->rec;	/* first whole record */
 		cnt = pr_walk_forward(&self->r, start, head, check_seq, &c, why, sizeof(why));
 		ASSERT_LT(cnt, 0);
-		TH_LOG("forward overwrite: %lu records of %u bytes into %llu bytes; data_head - size = %llu is %llu bytes into a record, and a walk from there fails: %s",
-		       n, self->rec, (unsigned long long)self->r.size,
+		TH_LOG("forward overwrite: %lu records of %u bytes into %llu bytes;",
+		       n, self->rec, (unsigned long long)self->r.size);
+		TH_LOG("data_head - size = %llu is %llu bytes into a record,",
 		       (unsigned long long)start,
-		       (unsigned long long)(start % self->rec),
+		       (unsigned long long)(start % self->rec));
+		TH_LOG("and a walk from there fails: %s",
 		       cnt == -EILSEQ ? "a record off the sequence" : why);
-		TH_LOG("forward overwrite: only the newest record (ending at data_head) can be found, and only because every record here has the same size");
+		TH_LOG("forward overwrite: only the newest record (ending at data_head) is found,");
+		TH_LOG("and only because every record here has the same size");
 		return;
 	}
 
@@ -239,8 +269,9 @@ TEST_F(ring, wrap)
 	ASSERT_GE(cnt, 0) TH_LOG("record %ld off the sequence (want %lu): %s",
 				 c.bad, c.next, why);
 	ASSERT_EQ(fit, (__u64)cnt);
-	TH_LOG("%s: %lu records into %llu bytes; it holds seq 0..%llu (the oldest) and read() counts %llu lost",
-	       mode_name(variant), n, (unsigned long long)self->r.size,
+	TH_LOG("%s: %lu records into %llu bytes;",
+	       mode_name(variant), n, (unsigned long long)self->r.size);
+	TH_LOG("it holds seq 0..%llu (the oldest) and read() counts %llu lost",
 	       (unsigned long long)fit - 1, (unsigned long long)lost);
 }
 

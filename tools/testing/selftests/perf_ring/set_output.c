@@ -3,7 +3,9 @@
  * PERF_EVENT_IOC_SET_OUTPUT between the two write directions: an event
  * that writes backward and one that writes forward cannot share a buffer
  * (EINVAL both ways), while two events of one direction can, and then the
- * records of both land, whole and in order, in the one buffer.
+ * records of both land, whole and in order, in the one buffer. The same
+ * rule holds when perf_event_open() redirects the new event's output with
+ * PERF_FLAG_FD_OUTPUT.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -77,8 +79,55 @@ TEST_F(set_output, backward_into_forward_einval)
 	TH_LOG("backward event -> forward buffer: EINVAL (a forward event -> the same buffer: 0)");
 }
 
+/*
+ * perf_event_open() of an event on the close() tracepoint, in direction
+ * @bwd, with its output redirected to @target (PERF_FLAG_FD_OUTPUT):
+ * the new fd, or -errno.
+ */
+static int open_fd_output(const struct pr_tp *tp, bool bwd, int target)
+{
+	struct perf_event_attr attr;
+	struct pr_opts o;
+	int fd;
+
+	pr_opts_init(&o, tp);
+	o.backward = bwd;
+	pr_attr_from_opts(&attr, &o);
+	fd = pr_perf_open(&attr, 0, -1, target,
+			  PERF_FLAG_FD_CLOEXEC | PERF_FLAG_FD_OUTPUT);
+	return fd < 0 ? -errno : fd;
+}
+
+static void fd_output_check(struct __test_metadata *_metadata,
+			    struct _test_data_set_output *self, bool backward)
+{
+	int fd;
+
+	SO_OPEN(&self->a, backward, 2);
+	ASSERT_EQ(-EINVAL, open_fd_output(&self->tp, !backward, self->a.fd));
+	fd = open_fd_output(&self->tp, backward, self->a.fd);
+	ASSERT_GE(fd, 0) TH_LOG("same direction with PERF_FLAG_FD_OUTPUT: %s",
+				strerror(-fd));
+	close(fd);
+	TH_LOG("PERF_FLAG_FD_OUTPUT, %s event -> %s buffer: EINVAL (a %s event: opened)",
+	       backward ? "forward" : "backward", backward ? "backward" : "forward",
+	       backward ? "backward" : "forward");
+}
+
+TEST_F(set_output, fd_output_forward_into_backward_einval)
+{
+	PR_NEED_BACKWARD();
+	fd_output_check(_metadata, self, true);
+}
+
+TEST_F(set_output, fd_output_backward_into_forward_einval)
+{
+	PR_NEED_BACKWARD();
+	fd_output_check(_metadata, self, false);
+}
+
 static void shared_buffer_check(struct __test_metadata *_metadata,
-				FIXTURE_DATA(set_output) *self, bool backward)
+				struct _test_data_set_output *self, bool backward)
 {
 	const unsigned long n = 60;
 	char why[PR_WHY_LEN] = "";
@@ -120,7 +169,7 @@ static void shared_buffer_check(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(n, got[0]);
 	ASSERT_EQ(n, got[1]);
-	TH_LOG("%s -> %s: SET_OUTPUT works; the buffer holds %lu records of each event, seq %s in order",
+	TH_LOG("%s -> %s: SET_OUTPUT works; %lu records of each event, seq %s in order",
 	       backward ? "backward" : "forward", backward ? "backward" : "forward",
 	       n, backward ? "newest to oldest" : "oldest to newest");
 }

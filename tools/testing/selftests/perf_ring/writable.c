@@ -92,9 +92,11 @@ TEST_F(writable, full_buffer_loses_and_counts)
 	ASSERT_EQ(PR_SAMPLE, rec.type);
 	ASSERT_EQ(n, rec.seq);
 	ASSERT_EQ(head + lostrec.size + self->rec, pr_ring_head(&self->r));
-	TH_LOG("%lu records into %llu bytes: kept seq 0..%llu, read() lost=%llu; after the tail moved, PERF_RECORD_LOST(%llu) then seq %lu",
+	TH_LOG("%lu records into %llu bytes: kept seq 0..%llu, read() lost=%llu;",
 	       n, (unsigned long long)self->r.size, (unsigned long long)self->fit - 1,
-	       (unsigned long long)lost, (unsigned long long)lostrec.lost, n);
+	       (unsigned long long)lost);
+	TH_LOG("after the tail moved, PERF_RECORD_LOST(%llu) then seq %lu",
+	       (unsigned long long)lostrec.lost, n);
 }
 
 TEST_F(writable, data_tail_returns_space)
@@ -129,9 +131,10 @@ TEST_F(writable, data_tail_returns_space)
 	ASSERT_EQ(h2, pr_ring_head(&self->r));
 	ASSERT_EQ(0, pr_read_count(self->r.fd, NULL, &lost));
 	ASSERT_EQ(1ULL, lost);
-	TH_LOG("full at %llu records; data_tail moved by %lu records, exactly %lu more were written (seq %llu..%llu) and the next one was lost",
-	       (unsigned long long)self->fit, m, m, (unsigned long long)self->fit,
-	       (unsigned long long)self->fit + m - 1);
+	TH_LOG("full at %llu records; data_tail moved by %lu records,",
+	       (unsigned long long)self->fit, m);
+	TH_LOG("exactly %lu more were written (seq %llu..%llu) and the next one was lost",
+	       m, (unsigned long long)self->fit, (unsigned long long)self->fit + m - 1);
 }
 
 TEST_HARNESS_MAIN
