@@ -20,9 +20,13 @@ tree=$PR_BUILD/kernel/$name
 out=$PR_BUILD/images/$name
 frags=(perf_ring.config)
 case $(pr_flavour) in
--debug) frags+=(perf_ring-debug.config) ;;
--kcsan) frags+=(perf_ring-kcsan.config) ;;
+-debug*) frags+=(perf_ring-debug.config) ;;
+-kcsan*) frags+=(perf_ring-kcsan.config) ;;
 esac
+# The KASAN negative control is a module with a planted out-of-bounds
+# write (kernel/abi/perf_ring_kasan_control.c), built for CONTROL=1 only.
+kasan_control=
+[ "$(pr_flavour)" != -debug-control ] || kasan_control=m
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"
@@ -81,8 +85,10 @@ abi=$PR_BUILD/abi/$name
 mkdir -p "$abi"
 rsync -a --delete --include='/Kbuild' --include='/kernel/' --include='/kernel/abi/***' \
 	--exclude='*' "$PR_ROOT/" "$abi/"
-make -s -j"$jobs" M="$abi" modules >>"$log" 2>&1 ||
+make -s -j"$jobs" M="$abi" PERF_RING_KASAN_CONTROL=$kasan_control modules >>"$log" 2>&1 ||
 	pr_die "$name: the Kbuild ABI module failed to build, see ${log#"$PR_ROOT"/}"
 cp "$abi/kernel/abi/perf_ring_abi.ko" "$out/"
+rm -f "$out/perf_ring_kasan_control.ko"
+[ -z "$kasan_control" ] || cp "$abi/kernel/abi/perf_ring_kasan_control.ko" "$out/"
 echo "$(make -s kernelrelease)" > "$out/release"
 pr_log "$name: $(cat "$out/release") built in $(pr_elapsed "$t0") ($cc_n objects compiled)"

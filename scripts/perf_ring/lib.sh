@@ -24,12 +24,17 @@ pr_kernel_version() {
 # The kernel flavour DEBUG selects, as a tree-name suffix: "" (none),
 # "-debug" (DEBUG=1: KASAN, lockdep, UBSAN...) or "-kcsan" (DEBUG=kcsan;
 # KCSAN excludes KASAN, so it is a flavour of its own).
+#
+# CONTROL=1 with DEBUG adds "-control": the negative controls' own tree,
+# with a planted bug the checker must report (kernel/controls/README).
 pr_flavour() {
 	case "${DEBUG:-}" in
-	"") ;;
-	kcsan) echo -kcsan ;;
-	*) echo -debug ;;
+	"") return ;;
+	kcsan) printf -- -kcsan ;;
+	*) printf -- -debug ;;
 	esac
+	[ "${CONTROL:-}" != 1 ] || printf -- -control
+	echo
 }
 
 pr_elapsed() {
