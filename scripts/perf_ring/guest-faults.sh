@@ -15,8 +15,8 @@
 # function they landed in and takes them out of the log before
 # tap-check.sh looks for splats. At the end kmemleak scans for leaks.
 #
-# Prints TAP; PERF_RING_FAULT_ROUNDS (default 8) recorder runs per command.
-rounds=${PERF_RING_FAULT_ROUNDS:-8}
+# Prints TAP; PERF_RING_FAULT_ROUNDS (default 4) recorder runs per command.
+rounds=${PERF_RING_FAULT_ROUNDS:-4}
 dbg=/sys/kernel/debug
 d=/tmp/faults
 mkdir -p $d
@@ -79,8 +79,8 @@ echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per reco
 # ---- the selftests, each with 2% of allocations and copies failing ----
 # Their own TAP is not passed on (their asserts fail by design when an
 # allocation does): the check is that each ends by itself, not by a signal.
-arm 2 50
 for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
+	arm 2 50
 	rc=$(cd /selftests/perf_ring && { faulty timeout -s KILL 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
 	nomem=$(grep -c 'Cannot allocate memory\|ENOMEM' $d/st-$t.out)
 	fault=$(grep -c 'Bad address\|EFAULT' $d/st-$t.out)
@@ -105,7 +105,7 @@ check_rec() {
 		return
 	fi
 	if [ "$rc" -ne 0 ]; then
-		msg=$(grep -m1 -i 'error\|cannot\|failed\|fail' $d/$name.out)
+		msg=$(grep -m1 -i 'error\|cannot\|can.t\|fail\|refus\|denied\|invalid\|memory\|address' $d/$name.out)
 		if [ -z "$msg" ]; then
 			notok "$name: exit $rc without a message"
 			tail -3 $d/$name.out | sed 's/^/#   /'
