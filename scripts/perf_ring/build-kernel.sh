@@ -16,7 +16,8 @@ kernel=${1:?usage: build-kernel.sh pre|post|upstream}
 "$PR_ROOT/scripts/perf_ring/mktree.sh" "$kernel"
 
 name=$kernel$(pr_flavour)
-tree=$PR_BUILD/kernel/$name
+tname=$kernel$(pr_tree_flavour)
+tree=$PR_BUILD/kernel/$tname
 out=$PR_BUILD/images/$name
 frags=(perf_ring.config)
 case $(pr_flavour) in
@@ -33,7 +34,7 @@ cd "$tree"
 
 # The tree's name is part of the stamp: a copied tree keeps its sibling's
 # .config, whose LOCALVERSION names the sibling.
-cfg_sum=$( (echo "$name"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
+cfg_sum=$( (echo "$tname"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
 if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ]; then
 	pr_log "$name: configuring (tinyconfig + ${frags[*]})"
 	make -s tinyconfig >/dev/null
@@ -51,7 +52,7 @@ if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ];
 		done < "$PR_ROOT/kernel/configs/$f"
 	done
 	# uname -r names the kernel: 6.12.118-pre, -post, -upstream.
-	scripts/config --set-str LOCALVERSION "-$name"
+	scripts/config --set-str LOCALVERSION "-$tname"
 	make -s olddefconfig >/dev/null
 	echo "$cfg_sum" > .perf_ring-config
 fi

@@ -13,7 +13,7 @@ set -euo pipefail
 
 kernel=${1:?usage: initramfs.sh pre|post|upstream}
 name=$kernel$(pr_flavour)
-tree=$PR_BUILD/kernel/$name
+tree=$PR_BUILD/kernel/$kernel$(pr_tree_flavour)
 img=$PR_BUILD/images/$name
 work=$PR_BUILD/initramfs/$name
 [ -f "$img/bzImage" ] || pr_die "no kernel image for $kernel; run 'make kernel KERNEL=$kernel'"

@@ -37,6 +37,16 @@ pr_flavour() {
 	echo
 }
 
+# pr_tree_flavour: the flavour of the kernel tree. The KASAN control is a
+# module only: post-debug-control has its own images, built from the
+# post-debug tree.
+pr_tree_flavour() {
+	local f
+	f=$(pr_flavour)
+	[ "$f" != -debug-control ] || f=-debug
+	echo "$f"
+}
+
 pr_elapsed() {
 	local d=$(( $(date +%s) - $1 ))
 	printf '%dm%02ds' $((d / 60)) $((d % 60))

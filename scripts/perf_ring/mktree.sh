@@ -30,7 +30,7 @@ post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
 esac
 # DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,
 # build/kernel/<KERNEL>-debug (-kcsan).
-name=$kernel$(pr_flavour)
+name=$kernel$(pr_tree_flavour)
 
 kdir=$PR_BUILD/kernel
 origin=$kdir/origin
