@@ -36,7 +36,7 @@ case $DUR in ''|*[!0-9]*|0) pr_die "usage: soak.sh [SECONDS]";; esac
 BIN=$PR_BUILD/tools/perf_ring
 PR=$BIN/perf-ring
 CL=$BIN/close-loop
-CHUNK=500000				# closes per close-loop run
+CHUNK=20000				# closes per close-loop run: the writers stop within one
 W0=1000000 L0=1000000000		# writer 0: close(W0 + i), W0 + i < L0
 W1=1000000000 L1=2147483647		# writer 1
 
