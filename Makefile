@@ -23,7 +23,7 @@ TARGETS ?= perf_ring
 # against POST (bench/results/qemu-bench-pN.md).
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
-export DEBUG QUICK PARANOID SERIES_PREFIX
+export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.

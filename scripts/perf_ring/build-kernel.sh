@@ -16,7 +16,8 @@ kernel=${1:?usage: build-kernel.sh pre|post|upstream}
 "$PR_ROOT/scripts/perf_ring/mktree.sh" "$kernel"
 
 name=$kernel$(pr_flavour)
-tree=$PR_BUILD/kernel/$name
+tname=$kernel$(pr_tree_flavour)
+tree=$PR_BUILD/kernel/$tname
 out=$PR_BUILD/images/$name
 frags=(perf_ring.config)
 case $(pr_flavour) in
@@ -30,13 +31,17 @@ case "${ARCH:-}" in
 i386) frags+=(perf_ring-i386.config) ;;
 *) pr_die "ARCH=$ARCH: use i386, or leave ARCH unset for x86_64" ;;
 esac
+# The KASAN negative control is a module with a planted out-of-bounds
+# write (kernel/abi/perf_ring_kasan_control.c), built for CONTROL=1 only.
+kasan_control=
+[ "$(pr_flavour)" != -debug-control ] || kasan_control=m
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"
 
 # The tree's name is part of the stamp: a copied tree keeps its sibling's
 # .config, whose LOCALVERSION names the sibling.
-cfg_sum=$( (echo "$name"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
+cfg_sum=$( (echo "$tname"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
 if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ]; then
 	pr_log "$name: configuring (tinyconfig + ${frags[*]})"
 	make -s tinyconfig >/dev/null
@@ -60,7 +65,7 @@ if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ];
 		done < "$PR_ROOT/kernel/configs/$f"
 	done
 	# uname -r names the kernel: 6.12.118-pre, -post, -upstream.
-	scripts/config --set-str LOCALVERSION "-$name"
+	scripts/config --set-str LOCALVERSION "-$tname"
 	make -s olddefconfig >/dev/null
 	echo "$cfg_sum" > .perf_ring-config
 fi
@@ -94,8 +99,10 @@ abi=$PR_BUILD/abi/$name
 mkdir -p "$abi"
 rsync -a --delete --include='/Kbuild' --include='/kernel/' --include='/kernel/abi/***' \
 	--exclude='*' "$PR_ROOT/" "$abi/"
-make -s -j"$jobs" M="$abi" modules >>"$log" 2>&1 ||
+make -s -j"$jobs" M="$abi" PERF_RING_KASAN_CONTROL=$kasan_control modules >>"$log" 2>&1 ||
 	pr_die "$name: the Kbuild ABI module failed to build, see ${log#"$PR_ROOT"/}"
 cp "$abi/kernel/abi/perf_ring_abi.ko" "$out/"
+rm -f "$out/perf_ring_kasan_control.ko"
+[ -z "$kasan_control" ] || cp "$abi/kernel/abi/perf_ring_kasan_control.ko" "$out/"
 echo "$(make -s kernelrelease)" > "$out/release"
 pr_log "$name: $(cat "$out/release") built in $(pr_elapsed "$t0") ($cc_n objects compiled)"

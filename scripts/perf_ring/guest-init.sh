@@ -25,6 +25,8 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	perf_ring.mode=*) mode=${arg#perf_ring.mode=} ;;
 	perf_ring.scale=*) export PERF_RING_SCALE=${arg#perf_ring.scale=} ;;
+	perf_ring.pause_stress=*) pause_stress=${arg#perf_ring.pause_stress=} ;;
+	perf_ring.faults=*) faults=${arg#perf_ring.faults=} ;;
 	esac
 done
 
@@ -36,6 +38,8 @@ run_check() {
 	for t in $tests; do n=$((n + 1)); done
 	[ -x /usr/bin/perf-ring-guest-test ] && n=$((n + 1))
 	[ -x /kselftest/run_kselftest.sh ] && n=$((n + 1))
+	[ -x /usr/bin/pause_stress ] && n=$((n + 1))
+	[ -f /lib/modules/perf_ring_kasan_control.ko ] && n=$((n + 1))
 
 	echo "TAP version 13"
 	echo "1..$n"
@@ -73,6 +77,29 @@ run_check() {
 			echo "not ok $i kselftest: perf_events (run_kselftest.sh)"
 		fi
 	fi
+	if [ -x /usr/bin/pause_stress ]; then
+		i=$((i + 1))
+		rm -f "$scratch/rc"
+		# On a KCSAN kernel, watch 1 access in 500 instead of 4000
+		# while it runs: the race it offers must not go unseen.
+		kp=/sys/module/kcsan/parameters/skip_watch
+		skip=$(cat $kp 2>/dev/null)
+		[ -z "$skip" ] || echo 500 > $kp
+		{ /usr/bin/pause_stress "${pause_stress:-2}" 2>&1; echo $? > "$scratch/rc"; } | sed 's/^/# /'
+		[ -z "$skip" ] || echo "$skip" > $kp
+		case "$(cat "$scratch/rc" 2>/dev/null)" in
+		0) echo "ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
+		4) echo "ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes # SKIP" ;;
+		*) echo "not ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
+		esac
+	fi
+	# The KASAN negative control: loading it must produce a KASAN report,
+	# which the host's tap-check.sh turns into a failure.
+	if [ -f /lib/modules/perf_ring_kasan_control.ko ]; then
+		i=$((i + 1))
+		insmod /lib/modules/perf_ring_kasan_control.ko && rmmod perf_ring_kasan_control
+		echo "ok $i perf_ring_kasan_control loaded (KASAN must have reported its write)"
+	fi
 	if [ -x /usr/bin/perf-ring-guest-test ]; then
 		i=$((i + 1))
 		if /usr/bin/perf-ring-guest-test 2>&1 | sed 's/^/# /'; then
@@ -85,7 +112,14 @@ run_check() {
 
 case "$mode" in
 probe) ;;
-check) run_check ;;
+check)
+	# FAULTS=1: the fault-injection run instead of the plain one.
+	if [ "${faults:-0}" = 1 ] && [ -x /usr/bin/perf-ring-guest-faults ]; then
+		/usr/bin/perf-ring-guest-faults
+	else
+		run_check
+	fi
+	;;
 bench) sh /bench/guest-bench.sh ;;
 *) echo "perf_ring: unknown perf_ring.mode=$mode" ;;
 esac

@@ -13,7 +13,7 @@ set -euo pipefail
 
 kernel=${1:?usage: initramfs.sh pre|post|upstream}
 name=$kernel$(pr_flavour)
-tree=$PR_BUILD/kernel/$name
+tree=$PR_BUILD/kernel/$kernel$(pr_tree_flavour)
 img=$PR_BUILD/images/$name
 work=$PR_BUILD/initramfs/$name
 [ -f "$img/bzImage" ] || pr_die "no kernel image for $kernel; run 'make kernel KERNEL=$kernel'"
@@ -57,6 +57,12 @@ $cc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
 	-o "$work/ring_cost" "$PR_ROOT/bench/ring_cost.c" ||
 	pr_die "bench/ring_cost.c failed to build"
 
+# The pause/resume stress the KCSAN negative control needs (every flavour
+# runs it; kernel/controls/README).
+gcc -Wall -Wextra -Werror -O2 -static -pthread -isystem "$tree/usr/include" \
+	-o "$work/pause_stress" "$PR_ROOT/kernel/controls/pause_stress.c" ||
+	pr_die "kernel/controls/pause_stress.c failed to build"
+
 list=$work/cpio.list
 {
 	echo "dir /dev 0755 0 0"
@@ -69,6 +75,11 @@ list=$work/cpio.list
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $PR_ROOT/scripts/perf_ring/guest-init.sh 0755 0 0"
 	echo "file /lib/modules/perf_ring_abi.ko $img/perf_ring_abi.ko 0644 0 0"
+	echo "file /usr/bin/pause_stress $work/pause_stress 0755 0 0"
+	echo "file /usr/bin/perf-ring-guest-faults $PR_ROOT/scripts/perf_ring/guest-faults.sh 0755 0 0"
+	# CONTROL=1 on the debug flavour: the module with the planted bug.
+	[ ! -f "$img/perf_ring_kasan_control.ko" ] ||
+		echo "file /lib/modules/perf_ring_kasan_control.ko $img/perf_ring_kasan_control.ko 0644 0 0"
 	printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$work/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$work/group"
 	echo "file /etc/passwd $work/passwd 0644 0 0"

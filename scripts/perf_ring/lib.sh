@@ -24,15 +24,28 @@ pr_kernel_version() {
 # The kernel flavour DEBUG selects, as a tree-name suffix: "" (none),
 # "-debug" (DEBUG=1: KASAN, lockdep, UBSAN...) or "-kcsan" (DEBUG=kcsan;
 # KCSAN excludes KASAN, so it is a flavour of its own).
+#
+# CONTROL=1 with DEBUG adds "-control": the negative controls' own tree,
+# with a planted bug the checker must report (kernel/controls/README).
 pr_flavour() {
 	case "${DEBUG:-}" in
 	"") ;;
 	kcsan) printf %s -kcsan ;;
 	*) printf %s -debug ;;
 	esac
+	[ -z "${DEBUG:-}" ] || [ "${CONTROL:-}" != 1 ] || printf %s -control
 	# ARCH=i386: the 32-bit x86 build of that kernel, "-i386" after the rest.
 	[ "${ARCH:-}" != i386 ] || printf %s -i386
 	echo
+}
+
+# pr_tree_flavour: the flavour of the kernel tree. The KASAN control is a
+# module only: post-debug-control has its own images, built from the
+# post-debug tree.
+pr_tree_flavour() {
+	local f
+	f=$(pr_flavour)
+	echo "${f/-debug-control/-debug}"
 }
 
 pr_elapsed() {

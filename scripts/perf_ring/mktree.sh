@@ -30,7 +30,7 @@ post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
 esac
 # DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,
 # build/kernel/<KERNEL>-debug (-kcsan).
-name=$kernel$(pr_flavour)
+name=$kernel$(pr_tree_flavour)
 
 kdir=$PR_BUILD/kernel
 origin=$kdir/origin
@@ -85,9 +85,11 @@ fi
 tree=$kdir/$name
 if [ ! -d "$tree/.git" ]; then
 	src=$origin
+	# A control tree and its flavour's tree differ in a few files only.
 	for s in pre post upstream; do
-		s=$s$(pr_flavour)
-		if [ -f "$kdir/$s/vmlinux" ]; then src=$kdir/$s; break; fi
+		for f in "$(pr_flavour)" "$(CONTROL= pr_flavour)" "$(CONTROL=1 pr_flavour)"; do
+			if [ -f "$kdir/$s$f/vmlinux" ]; then src=$kdir/$s$f; break 2; fi
+		done
 	done
 	pr_log "$name: copying the tree from ${src#"$kdir"/}"
 	rm -rf "$tree"
@@ -102,12 +104,22 @@ fi
 git -C "$tree" fetch -q -f "$origin" 'refs/tags/*:refs/tags/*'
 
 want=
+# CONTROL=1: the flavour's planted bug goes on top of the series (a
+# negative control, never part of it; kernel/controls/README).
+control=
+if [ "${CONTROL:-}" = 1 ]; then
+	case $(pr_flavour) in
+	-kcsan-control) control=controls/kcsan-paused-race.patch ;;
+	esac
+	[ -z "$control" ] || [ "$kernel" = post ] ||
+		pr_die "CONTROL=1: the KCSAN control is a patch on POST; use KERNEL=post"
+fi
 case "$kernel" in
 upstream) target=tags/base ;;
 pre) target=tags/pre ;;
 post|post-p*)
 	target=tags/pre
-	want=$( (echo "prefix=$prefix"; cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null)) 2>/dev/null | sha256sum | cut -d' ' -f1)
+	want=$( (echo "prefix=$prefix"; cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) $control) 2>/dev/null | sha256sum | cut -d' ' -f1)
 	if [ -n "$prefix" ]; then
 		total=$(grep -cv -e '^#' -e '^[[:space:]]*$' "$PR_ROOT/kernel/series" || true)
 		[ "$prefix" -le "$total" ] ||
@@ -137,6 +149,11 @@ if [ -f "$PR_ROOT/kernel/series" ]; then
 			pr_die "$name: kernel/$p does not apply on PRE (git am in ${tree#"$PR_ROOT"/})"
 		n=$((n + 1))
 	done < "$PR_ROOT/kernel/series"
+fi
+if [ -n "$control" ]; then
+	git "${git_id[@]}" am -q --committer-date-is-author-date "$PR_ROOT/kernel/$control" ||
+		pr_die "$name: kernel/$control does not apply on POST (git am in ${tree#"$PR_ROOT"/})"
+	pr_log "$name: negative control kernel/$control applied on top"
 fi
 echo "$want" > .perf_ring-series
 pr_log "$name: PRE plus $n patch(es) from kernel/series"

@@ -10,5 +10,27 @@ name=$kernel$(pr_flavour)
 log=$PR_BUILD/images/$name/console-check.log
 # The selftests scale their loops down under emulation.
 export QEMU_APPEND=${QEMU_APPEND:-perf_ring.scale=0.1}
+# KCSAN watches one access in thousands: give the pause/resume stress time
+# to race (kernel/controls/README), with and without the planted bug.
+case $(pr_flavour) in
+-kcsan*) QEMU_APPEND="$QEMU_APPEND perf_ring.pause_stress=${PAUSE_STRESS_SECONDS:-20}" ;;
+esac
+# FAULTS=1 (debug flavour): the fault-injection run (guest-faults.sh).
+# loglevel=6 shows each failure's "FAULT_INJECTION" line, so that
+# fault_count.py can count the failures and take their traces out of the
+# log before tap-check.sh looks for splats.
+if [ "${FAULTS:-}" = 1 ]; then
+	case $(pr_flavour) in
+	-debug) ;;
+	*) pr_die "FAULTS=1 needs the debug kernel (DEBUG=1) and no CONTROL" ;;
+	esac
+	log=$PR_BUILD/images/$name/console-faults.log
+	QEMU_APPEND="$QEMU_APPEND perf_ring.faults=1 loglevel=6"
+	"$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" check "$log" "${QEMU_TIMEOUT:-1800}"
+	"$PR_ROOT/scripts/perf_ring/fault_count.py" "$log" "$log.stripped" |
+		tee "$PR_BUILD/images/$name/faults-summary.txt"
+	"$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $name FAULTS=1" "$log.stripped"
+	exit
+fi
 "$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" check "$log" "${QEMU_TIMEOUT:-900}"
 "$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $name" "$log"

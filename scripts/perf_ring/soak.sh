@@ -7,11 +7,14 @@
 # i = 0, 1, 2, ... (close-loop, in chunks, each chunk going on where the
 # last one stopped), so every raw_syscalls:sys_enter record of theirs
 # carries a sequence number in args[0].  perf-ring records them with
-#   perf-ring record --overwrite --switch-output=signal -e raw_syscalls:sys_enter
+# everything on: call chains (-g), compression (-z) and every trigger kind,
+#   perf-ring record --overwrite -g -z -e raw_syscalls:sys_enter
+#       --switch-output=signal --switch-output=7s --switch-output=64M
 #       --control=fifo:ctl,ack --switch-output-event=syscalls:sys_enter_kill
 # and gets a SIGUSR2 every 100 ms, a "snapshot" from a perf-ring ctl client
-# about every 700 ms, and a kill(2) from a third process of the workload
-# every 1.3 s; each writes a snapshot OUTPUT.YYYYmmddHHMMSSmmm.  soak_check.py reads the snapshots while they
+# about every 700 ms, a kill(2) from a third process of the workload every
+# 1.3 s, a timer every 7 s and a size trigger every 64 MB the kernel
+# wrote; each writes a snapshot OUTPUT.YYYYmmddHHMMSSmmm.  soak_check.py reads the snapshots while they
 # are written (and deletes them once checked): within each snapshot each
 # writer's records must be one contiguous run (no gap, duplicate or
 # reordering: the flight recorder drops the oldest part, never the middle),
@@ -33,7 +36,7 @@ case $DUR in ''|*[!0-9]*|0) pr_die "usage: soak.sh [SECONDS]";; esac
 BIN=$PR_BUILD/tools/perf_ring
 PR=$BIN/perf-ring
 CL=$BIN/close-loop
-CHUNK=500000				# closes per close-loop run
+CHUNK=20000				# closes per close-loop run: the writers stop within one
 W0=1000000 L0=1000000000		# writer 0: close(W0 + i), W0 + i < L0
 W1=1000000000 L1=2147483647		# writer 1
 
@@ -111,11 +114,11 @@ taskset -c 1 sh $WR $CL $W1 $L1 $CHUNK $WORK/run $WORK/writer1 &
 sh $WORK/kicker.sh $WORK/run $WORK/kicks &
 touch $WORK/started; wait"
 
-pr_log "soak: ${DUR}s, writers on CPU 0 and 1, a snapshot every 100 ms (SIGUSR2), ~700 ms (control), 1.3 s (event), in $WORK"
+pr_log "soak: ${DUR}s, writers on CPU 0 and 1, -g -z, a snapshot every 100 ms (SIGUSR2), ~700 ms (control), 1.3 s (event), 7 s (time), 64 MB (size), in $WORK"
 mkfifo "$WORK/ctl" "$WORK/ack" || pr_die "soak: mkfifo failed"
 start=$(date +%s.%N)
-(cd "$WORK" && exec "$PR" record --overwrite -e raw_syscalls:sys_enter \
-	--switch-output=signal --control=fifo:ctl,ack \
+(cd "$WORK" && exec "$PR" record --overwrite -g -z -e raw_syscalls:sys_enter \
+	--switch-output=signal --switch-output=7s --switch-output=64M --control=fifo:ctl,ack \
 	--switch-output-event=syscalls:sys_enter_kill -o soak.data -- sh -c "$cmd") \
 	>"$WORK/record.log" 2>&1 &
 rec_pid=$!

@@ -45,13 +45,14 @@ PF_MAGIC = 0x32454C4946524550
 PRIV_MAGIC = 0x31474E4952524550
 FEAT_PERF_RING = 255
 SAMPLE = 9
+COMPRESSED = 81
 NR_CLOSE = 3          # x86_64
 
 ST_IDENT, ST_IP, ST_TID, ST_TIME, ST_ADDR, ST_READ, ST_CALLCHAIN, ST_ID, \
     ST_CPU, ST_PERIOD, ST_STREAM_ID, ST_RAW = (1 << 16, 1, 2, 4, 8, 16, 32,
                                                64, 128, 256, 512, 1024)
 ST_KNOWN = (ST_IDENT | ST_IP | ST_TID | ST_TIME | ST_ADDR | ST_ID | ST_CPU |
-            ST_PERIOD | ST_STREAM_ID | ST_RAW)
+            ST_PERIOD | ST_STREAM_ID | ST_RAW | ST_CALLCHAIN)
 
 
 class Bad(Exception):
@@ -77,7 +78,13 @@ def parse(path, writers):
         raise Incomplete('data section not finalized')
     feats = struct.unpack_from('<4Q', b, 72)
     snap = over = None
-    if feats[3] >> 63:
+    # perf-ring's counts: the last 24 bytes of the file, after every
+    # section (older files: the section of feature bit 255).
+    if len(b) >= d_off + d_size + 24:
+        m, ov, sn = struct.unpack_from('<3Q', b, len(b) - 24)
+        if m == PRIV_MAGIC:
+            snap, over = sn, ov
+    if snap is None and feats[3] >> 63:
         nfeat = sum(bin(x).count('1') for x in feats)
         idx = d_off + d_size + (nfeat - 1) * 16
         s_off, s_size = struct.unpack_from('<2Q', b, idx)
@@ -91,18 +98,39 @@ def parse(path, writers):
     st = struct.unpack_from('<Q', b, a_off + 24)[0]
     if st & ~ST_KNOWN:
         raise Bad('unexpected sample_type %#x' % st)
-    pos, end = d_off, d_off + d_size
     runs = {}
-    nsamples = 0
+    nsamples = [0]
     lo = [w[0] for w in writers]
     hi = [w[1] for w in writers]
     unpack_q = struct.Struct('<Q').unpack_from
+    # -z: the payloads of the PERF_RECORD_COMPRESSED records, in file
+    # order, are one zstd stream of records; they are checked after the
+    # plain records (a snapshot is either all compressed or all plain).
+    zdata = []
+    walk(b, d_off, d_off + d_size, st, lo, hi, runs, nsamples, zdata, unpack_q)
+    if zdata:
+        z = subprocess.run(['zstd', '-dcq'], input=b''.join(zdata),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        if z.returncode != 0:
+            raise Bad('compressed records do not decompress: %s'
+                      % z.stderr.decode(errors='replace').strip())
+        walk(z.stdout, 0, len(z.stdout), st, lo, hi, runs, nsamples, None, unpack_q)
+    return snap, over, nsamples[0], runs
+
+
+def walk(b, pos, end, st, lo, hi, runs, nsamples, zdata, unpack_q):
+    """Append each writer's (seq, time) from the records in b[pos:end]."""
+    where = 'decompressed data' if zdata is None else 'data section'
     while pos + 8 <= end:
         rtype, _misc, size = struct.unpack_from('<IHH', b, pos)
         if size < 8 or pos + size > end:
-            raise Bad('corrupt record at offset %d' % pos)
-        if rtype == SAMPLE:
-            nsamples += 1
+            raise Bad('corrupt record at offset %d of the %s' % (pos, where))
+        if rtype == COMPRESSED:
+            if zdata is None:
+                raise Bad('a compressed record inside compressed data')
+            zdata.append(b[pos + 8:pos + size])
+        elif rtype == SAMPLE:
+            nsamples[0] += 1
             o = pos + 8
             t = None
             if st & ST_IDENT:
@@ -117,6 +145,8 @@ def parse(path, writers):
             for bit in (ST_ADDR, ST_ID, ST_STREAM_ID, ST_CPU, ST_PERIOD):
                 if st & bit:
                     o += 8
+            if st & ST_CALLCHAIN:
+                o += 8 + 8 * unpack_q(b, o)[0]
             if st & ST_RAW:
                 rsize = struct.unpack_from('<I', b, o)[0]
                 raw = o + 4
@@ -129,8 +159,7 @@ def parse(path, writers):
                                 break
         pos += size
     if pos != end:
-        raise Bad('%d stray bytes at the end of the data' % (end - pos))
-    return snap, over, nsamples, runs
+        raise Bad('%d stray bytes at the end of the %s' % (end - pos, where))
 
 
 def perf_runs(path, writers):
