@@ -20,7 +20,8 @@
 #   AB_BIN    a static binary put into the guest's /usr/bin
 #   PER       divide the figures by PER as well (e.g. the calls RUN makes)
 #   NAME      the report's name (default: A-vs-B from the two labels)
-#   AB_PERIOD cpu-clock sampling period in instructions (default 10000)
+#   AB_PERIOD cpu-clock sampling period in instructions (default 9973, a
+#             prime, so that no loop shorter than it aliases with it)
 #   AB_CHECK_ONLY=1  check the input and print the plan, build nothing
 #
 # Everything the user gives is checked before any build: the kernel names,
@@ -32,7 +33,7 @@ set -euo pipefail
 # Read the inputs, then clear them: A, B, N, RUN and CONFIG are also names
 # a kernel build or QEMU might read from the environment.
 spec_a=${A:-} spec_b=${B:-} run=${RUN:-} n=${N:-10} frag=${CONFIG:-}
-bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} period=${AB_PERIOD:-10000}
+bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} period=${AB_PERIOD:-9973}
 check_only=${AB_CHECK_ONLY:-}
 unset A B N RUN CONFIG NAME PER
 export DEBUG=
