@@ -6,6 +6,7 @@
 # RUN, /ab/conf sets AB_N and AB_PERIOD. Everything goes to the console:
 #
 #   AB_WARM/AB_EMPTY/AB_RUN lines   from ab-timer, one per run
+#   AB_WARMOUT lines                the first lines RUN printed
 #   AB_RUN_FAILED rc=RC             RUN failed; AB_OUT lines hold its output
 #   AB_PERF_BEGIN ... AB_PERF_END   base64 of a tar.gz: perf-ring's
 #                                   recording of one RUN (cpu-clock, period
@@ -18,6 +19,16 @@ cd /tmp || exit 1
 # so its own count of page faults and page-table pages; the A/B wants runs
 # that repeat.
 echo 0 > /proc/sys/kernel/randomize_va_space
+# Until the TSC is verified (a second or so after boot) hrtimers run off
+# the tick, and cpu-clock would sample once a tick, every 4,000,000
+# instructions. Wait for high resolution mode, on every kernel alike.
+i=0
+until grep -q 'hres_active.*: 1' /proc/timer_list 2>/dev/null || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q 'hres_active.*: 1' /proc/timer_list 2>/dev/null ||
+	echo "AB_RECORD high resolution timers are not active: cpu-clock samples once a tick"
 echo "AB_BEGIN release=$(uname -r) n=$AB_N period=$AB_PERIOD"
 
 failed() {
@@ -28,6 +39,7 @@ failed() {
 
 # The first run fills the page cache and the dentry cache; it is not counted.
 /ab/ab-timer WARM 1 /tmp/ab.out sh -c "$run" || failed $? run
+head -n 20 /tmp/ab.out | head -c 4096 | sed 's/^/AB_WARMOUT /'
 # The shell alone: what "sh -c" costs around RUN.
 /ab/ab-timer EMPTY "$AB_N" /tmp/ab.out sh -c : || failed $? empty
 /ab/ab-timer RUN "$AB_N" /tmp/ab.out sh -c "$run" || failed $? run

@@ -149,9 +149,8 @@ PERF_DIFF = re.compile(r'^\s*(?:([\d.]+)%)?\s+(?:([+-][\d.]+)%)?\s+(\S+)\s+\[(\S
 
 
 def perf_diff(out, a, b):
-    env = dict(os.environ, PERF_BUILDID_DIR=os.path.join(out, 'debug'))
-    cmd = ['perf', 'diff', '--symfs', os.path.join(out, 'symfs'), '-s', 'dso,sym', a, b]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=out)
+    cmd = ['perf', '--buildid-dir', os.path.join(out, 'debug'), 'diff', '-s', 'dso,sym', a, b]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=out)
     return r.returncode, r.stdout, r.stderr
 
 
@@ -315,9 +314,10 @@ def main():
         f.write(pd_out)
     w('## perf diff of the same two recordings')
     w('')
-    w('`perf diff -s dso,sym A-1/ab.data B-1/ab.data` with `PERF_BUILDID_DIR` holding both '
-      'kernels\' kallsyms from the guests (by build-id) and `--symfs` holding the guest\'s '
-      'binaries; whole output in perf-diff.txt. Baseline is A; Delta is B\'s share minus A\'s.')
+    w('`perf --buildid-dir debug diff -s dso,sym A-1/ab.data B-1/ab.data`: the build-id cache '
+      'holds both kernels\' kallsyms from the guests and the guest\'s binaries, and perf finds '
+      'each by the build-id in its recording; whole output in perf-diff.txt. Baseline is A; '
+      'Delta is B\'s share minus A\'s.')
     w('')
     rows = [l for l in pd_out.splitlines() if l.strip() and not l.startswith('#')]
     if rc or not rows:

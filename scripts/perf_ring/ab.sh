@@ -20,8 +20,9 @@
 #   AB_BIN    a static binary put into the guest's /usr/bin
 #   PER       divide the figures by PER as well (e.g. the calls RUN makes)
 #   NAME      the report's name (default: A-vs-B from the two labels)
-#   AB_PERIOD cpu-clock sampling period in instructions (default 9973, a
-#             prime, so that no loop shorter than it aliases with it)
+#   AB_PERIOD cpu-clock sampling period in instructions (default 10007, a
+#             prime, so that no loop shorter than it aliases with it; the
+#             kernel makes any cpu-clock period below 10 us 10 us)
 #   AB_CHECK_ONLY=1  check the input and print the plan, build nothing
 #
 # Everything the user gives is checked before any build: the kernel names,
@@ -33,7 +34,7 @@ set -euo pipefail
 # Read the inputs, then clear them: A, B, N, RUN and CONFIG are also names
 # a kernel build or QEMU might read from the environment.
 spec_a=${A:-} spec_b=${B:-} run=${RUN:-} n=${N:-10} frag=${CONFIG:-}
-bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} period=${AB_PERIOD:-9973}
+bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} period=${AB_PERIOD:-10007}
 check_only=${AB_CHECK_ONLY:-}
 unset A B N RUN CONFIG NAME PER
 export DEBUG=
@@ -46,7 +47,7 @@ $usage"
 $usage"
 case "$n" in ''|*[!0-9]*|0) pr_die "N=$n: give a number of runs, 1 or more" ;; esac
 case "$period" in ''|*[!0-9]*|0) pr_die "AB_PERIOD=$period: give a period in instructions" ;; esac
-[ "$period" -ge 1000 ] || pr_die "AB_PERIOD=$period: below 1000 instructions the sampling interrupt would take most of the run"
+[ "$period" -ge 10000 ] || pr_die "AB_PERIOD=$period: the kernel makes cpu-clock periods below 10000 ns (= instructions here) 10000"
 case "$per" in '') ;; *[!0-9]*|0*) pr_die "PER=$per: give a positive count" ;; esac
 
 if [ -n "$frag" ]; then
@@ -256,7 +257,15 @@ for side in A B; do
 	case "$t" in ab-*) prepare_tree "$t" ;; esac
 	t0=$(date +%s)
 	PR_CONFIG_EXTRA=$frag "$PR_ROOT/scripts/perf_ring/build-kernel.sh" "$t"
-	"$PR_ROOT/scripts/perf_ring/initramfs.sh" "$t"
+	# The image's initramfs (selftests built static: minutes), again only
+	# when something it is made of is newer.
+	i=$PR_BUILD/images/$t/initramfs.cpio.gz
+	if [ ! -f "$i" ] || [ -n "$(find "$PR_BUILD/images/$t/bzImage" "$PR_BUILD/tools/perf_ring/static" \
+		"$PR_ROOT/scripts/perf_ring/initramfs.sh" "$PR_ROOT/scripts/perf_ring/guest-init.sh" \
+		"$PR_ROOT/scripts/perf_ring/guest-bench.sh" "$PR_ROOT/bench" \
+		"$PR_ROOT/tools/testing/selftests/perf_ring" -newer "$i" 2>/dev/null | head -n1)" ]; then
+		"$PR_ROOT/scripts/perf_ring/initramfs.sh" "$t"
+	fi
 	pr_log "ab: $side ($t) built in $(pr_elapsed "$t0")"
 done
 
@@ -314,17 +323,17 @@ done
 
 # ---- the report ---------------------------------------------------------
 
-# perf diff finds each kernel's kallsyms by build-id in one cache, and the
-# guest's binaries (all copied from here) under --symfs.
-rm -rf "$out/debug" "$out/symfs"
-mkdir -p "$out/debug" "$out/symfs/bin" "$out/symfs/usr/bin" "$out/symfs/ab"
+# perf diff finds each kernel's kallsyms (from the guests) and the guest's
+# binaries (all copied from here) by build-id, in one build-id cache that
+# "perf --buildid-dir" points at.
+rm -rf "$out/debug"
+mkdir -p "$out/debug"
 for side in A B; do cp -a "$out/$side-1/ab-cache/." "$out/debug/"; done
 rec=$PR_BUILD/tools/perf_ring/static
-ln -s /bin/busybox "$out/symfs/bin/busybox"
-ln -s "$rec/perf-ring" "$out/symfs/usr/bin/perf-ring"
-ln -s "$rec/close-loop" "$out/symfs/usr/bin/close-loop"
-ln -s "$out/ab-timer" "$out/symfs/ab/ab-timer"
-[ -z "$bin" ] || ln -sf "$bin" "$out/symfs/usr/bin/$(basename "$bin")"
+for f in /bin/busybox "$rec/perf-ring" "$rec/close-loop" "$out/ab-timer" ${bin:+"$bin"}; do
+	perf --buildid-dir "$out/debug" buildid-cache -a "$f" >/dev/null 2>&1 ||
+		pr_log "ab: warning: perf buildid-cache -a $f failed; its symbols will not resolve"
+done
 python3 "$PR_ROOT/scripts/perf_ring/ab-report.py" --out "$out" \
 	--name "$name" --run "$run" --n "$n" --period "$period" ${per:+--per "$per"} \
 	--a-label "$label_A" --a-what "$what_A" --a-tree "$tree_A" \
