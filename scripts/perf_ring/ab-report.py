@@ -37,6 +37,8 @@ def parse_log(path):
                 release = m.group(1) if m else '?'
             elif line.startswith('AB_RECORD '):
                 notes.append(line[len('AB_RECORD '):])
+            elif line.startswith('AB_WARMOUT '):
+                runs.setdefault('out', []).append(line[len('AB_WARMOUT '):])
     return runs, release, notes
 
 
@@ -83,13 +85,24 @@ def why_spread(boots):
         elif len(outs) > 1:
             reasons.append('the workload is not deterministic: its output differs between runs '
                            '(%d different outputs in %d runs)' % (len(outs), len(allruns)))
-        elif len(irqs) > 1:
-            reasons.append('timer interrupts (%d to %d per run) and more: runs with the same count '
-                           'still differ by up to %d instructions (the workload takes different paths '
-                           'from run to run)' % (irqs[0], irqs[-1], worst))
         else:
-            reasons.append('the workload takes different paths from run to run (same interrupt count '
-                           'and output, %d instructions apart)' % within)
+            # Does run i repeat across the boots? Then the guest changes in
+            # the same way from run to run: a drift, not noise.
+            repeat = all(abs(x['ns'] - y['ns']) <= tol for x, y in zip(boots[0], boots[1]))
+            steps = [b[-1]['ns'] - b[1]['ns'] for b in boots if len(b) > 2]
+            what = ''
+            if len(irqs) > 1:
+                what = 'timer interrupts (%d to %d per run) and more: ' % (irqs[0], irqs[-1])
+            if repeat:
+                reasons.append(what + 'run i of one boot repeats run i of the other to the instruction, '
+                               'but the runs of a boot drift (from the second run to the last: %+.0f): '
+                               'something in the guest changes from one run to the next the same way '
+                               'on every boot; A and B are compared run by run, which cancels it'
+                               % (mean(steps) if steps else 0))
+            else:
+                reasons.append(what + 'runs with the same interrupt count and output still differ by up '
+                               'to %d instructions: the workload takes different paths from run to run'
+                               % worst)
     bmeans = [mean([r['ns'] for r in b]) for b in boots]
     if abs(bmeans[0] - bmeans[1]) > max(tol, within):
         reasons.append('the two boots differ by more than the runs of one boot: the guest did not '
@@ -172,6 +185,8 @@ def main():
         release = '?'
         for b in (1, 2):
             runs, release, nt = parse_log(os.path.join(out, '%s-%d.log' % (s, b)))
+            if b == 1:
+                output = runs.get('out', [])
             if len(runs['RUN']) != args.n:
                 sys.exit('ab-report: %s boot %d printed %d runs, not %d' % (s, b, len(runs['RUN']), args.n))
             boots.append(runs['RUN'])
@@ -183,12 +198,16 @@ def main():
                  'between': between, 'reasons': reasons, 'release': release, 'notes': notes,
                  'bmeans': [mean([r['ns'] for r in b]) for b in boots],
                  'empty': mean([r['ns'] for b in empties for r in b]),
-                 'irqs': sorted({r['irqs'] for b in boots for r in b})}
+                 'irqs': sorted({r['irqs'] for b in boots for r in b}), 'output': output}
 
     va, vb = st['A']['value'], st['B']['value']
-    d = vb - va
-    cnt = 2 * args.n
-    se = math.sqrt(st['A']['sd'] ** 2 / cnt + st['B']['sd'] ** 2 / cnt)
+    # Run i of boot b of B against run i of boot b of A: whatever changes
+    # from run to run in the guest changes alike in both, and cancels.
+    pairs = [rb['ns'] - ra['ns'] for b in (0, 1)
+             for ra, rb in zip(st['A']['boots'][b], st['B']['boots'][b])]
+    d = mean(pairs)
+    dspread = max(pairs) - min(pairs)
+    se = sd(pairs) / math.sqrt(len(pairs))
     resolution = max(1.0, 3 * se, st['A']['between'], st['B']['between'])
     per = args.per
     L = []
@@ -223,8 +242,10 @@ def main():
         verdict = 'no difference down to %s instructions per run' % perrun(resolution)
         w('**%s** (B - A = %s, B/A = %.6f).' % (verdict, fmt(d, 1), vb / va))
     w('')
-    w('The resolution is the larger of three standard errors of the difference and the '
-      'difference between the two boots of either kernel.')
+    w('The difference is the mean of %d paired differences, run i of a boot of B minus run i of '
+      'the same boot of A; they range over %s instructions (%s to %s). The resolution is the '
+      'larger of three standard errors of that mean, the difference between the two boots of '
+      'either kernel, and one instruction.' % (len(pairs), fmt(dspread), fmt(min(pairs)), fmt(max(pairs))))
     w('')
     w('## Instructions per run')
     w('')
@@ -246,7 +267,17 @@ def main():
             w('- %s: spread not ~0: %s.' % (s, r))
     if st['A']['reasons'] or st['B']['reasons']:
         w('')
-        w('The verdict above already accounts for this spread: it is what sets the resolution.')
+        w('A and B are compared run by run (run i of a boot against run i of the same boot), so '
+          'whatever of this spread repeats in both kernels cancels; what does not is in the range of '
+          'the paired differences above, and sets the resolution.')
+        w('')
+    for s in 'AB':
+        w('RUN\'s output on %s (the untimed first run of boot 1, first lines):' % s)
+        w('')
+        w('```')
+        for l in st[s]['output'] or ['(nothing)']:
+            w(l)
+        w('```')
         w('')
     w('<details><summary>every run (instructions, interrupts)</summary>')
     w('')
