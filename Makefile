@@ -11,6 +11,9 @@
 #   make series / series-check / series-sizes   the kernel series in kernel/
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
+#   make ab A=... B=... RUN='cmd' [N=10] [CONFIG=frag] [AB_BIN=path] [PER=n]
+#                                A/B of two kernels in instructions, with a
+#                                profile diff (ab-test: its input checks)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
 #   make install [PREFIX=/usr/local]  perf-ring and its manual pages
 
@@ -35,12 +38,13 @@ endif
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes \
-	check run bench qemu-bench soak fuzz fuzz-smoke clean help install
+	check run bench qemu-bench soak fuzz fuzz-smoke clean help install \
+	ab ab-test
 
 all: tools
 
 help:
-	$(Q)sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -115,6 +119,24 @@ bench: deps tools
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh
+
+# make ab: two kernels, A and B, compared in instructions under QEMU -icount
+# (Documentation/benchmarks/perf_ring_ab.rst). The variables reach ab.sh
+# through the environment; ab.sh clears them before it builds anything.
+ab: export A := $(A)
+ab: export B := $(B)
+ab: export RUN := $(RUN)
+ab: export N := $(N)
+ab: export CONFIG := $(CONFIG)
+ab: export AB_BIN := $(AB_BIN)
+ab: export PER := $(PER)
+ab: export NAME := $(NAME)
+ab: deps tools-static
+	$(Q)$(S)/ab.sh
+
+# make ab's input checks, no kernel build (seconds)
+ab-test:
+	$(Q)$(S)/ab-test.sh
 
 # Reliability: the flight-recorder soak and the perf.data fuzzer.
 SOAK_SECONDS ?= 600

@@ -6,7 +6,8 @@
 # to build/images/<KERNEL>/.
 #
 # The config is "make tinyconfig" plus kernel/configs/perf_ring.config merged
-# by the kernel's own "make perf_ring.config". The tree is built in place
+# by the kernel's own "make perf_ring.config", and PR_CONFIG_EXTRA=FILE, one
+# more fragment from anywhere (make ab CONFIG=). The tree is built in place
 # (srctree is "."), so dependency files hold relative paths and a copied tree
 # rebuilds only what changed.
 set -euo pipefail
@@ -35,34 +36,41 @@ esac
 # write (kernel/abi/perf_ring_kasan_control.c), built for CONTROL=1 only.
 kasan_control=
 [ "$(pr_flavour)" != -debug-control ] || kasan_control=m
+fragpaths=()
+for f in "${frags[@]}"; do fragpaths+=("$PR_ROOT/kernel/configs/$f"); done
+if [ -n "${PR_CONFIG_EXTRA:-}" ]; then
+	[ -f "$PR_CONFIG_EXTRA" ] || pr_die "PR_CONFIG_EXTRA=$PR_CONFIG_EXTRA: no such file"
+	frags+=(perf_ring-extra.config)
+	fragpaths+=("$(realpath "$PR_CONFIG_EXTRA")")
+fi
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 cd "$tree"
 
 # The tree's name is part of the stamp: a copied tree keeps its sibling's
 # .config, whose LOCALVERSION names the sibling.
-cfg_sum=$( (echo "$tname"; cd "$PR_ROOT/kernel/configs" && cat "${frags[@]}") | sha256sum | cut -d' ' -f1)
+cfg_sum=$( (echo "$tname"; cat "${fragpaths[@]}") | sha256sum | cut -d' ' -f1)
 if [ ! -f .config ] || [ "$(cat .perf_ring-config 2>/dev/null)" != "$cfg_sum" ]; then
 	pr_log "$name: configuring (tinyconfig + ${frags[*]})"
 	make -s tinyconfig >/dev/null
-	for f in "${frags[@]}"; do
-		cp "$PR_ROOT/kernel/configs/$f" "kernel/configs/$f"
-		make -s "$f" >/dev/null
-		rm "kernel/configs/$f"
+	for i in "${!frags[@]}"; do
+		cp "${fragpaths[$i]}" "kernel/configs/${frags[$i]}"
+		make -s "${frags[$i]}" >/dev/null
+		rm "kernel/configs/${frags[$i]}"
 	done
 	# Every option of the fragments must have survived the merge, unless
 	# a later fragment sets it otherwise.
 	for i in "${!frags[@]}"; do
-		f=${frags[$i]}
+		p=${fragpaths[$i]}
 		while IFS= read -r line; do
 			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
 			opt=${line%%=*}
-			for g in "${frags[@]:$((i + 1))}"; do
-				! grep -qE "^(# )?$opt[= ]" "$PR_ROOT/kernel/configs/$g" || continue 2
+			for g in "${fragpaths[@]:$((i + 1))}"; do
+				! grep -qE "^(# )?$opt[= ]" "$g" || continue 2
 			done
 			grep -qx "$line" .config ||
-				pr_die "$name: $line from $f is not in the final .config (a dependency is missing)"
-		done < "$PR_ROOT/kernel/configs/$f"
+				pr_die "$name: $line from ${p#"$PR_ROOT"/} is not in the final .config (a dependency is missing)"
+		done < "$p"
 	done
 	# uname -r names the kernel: 6.12.118-pre, -post, -upstream.
 	scripts/config --set-str LOCALVERSION "-$tname"

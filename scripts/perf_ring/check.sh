@@ -13,6 +13,7 @@ steps=(
 	"tools: build the recorder (-Wall -Wextra -Werror)|make tools"
 	"tools: unit tests|make tools-test"
 	"tools: unit tests under ASan and UBSan|make tools-asan"
+	"make ab: input checks, no kernel build|make ab-test"
 	"kselftest on the host kernel, as root|make kselftest TARGETS=perf_ring"
 	"kselftest on the host kernel, as nobody (perf_event_paranoid=2, 1, -1)|make kselftest-user TARGETS=perf_ring"
 	"kselftest on the host kernel under ASan and UBSan, as root|make kselftest-asan TARGETS=perf_ring"

@@ -5,7 +5,8 @@
 # perf_ring.mode= on the kernel command line:
 #   probe  prints the boot marker and powers off (the KVM probe);
 #   check  loads the ABI module, runs every selftest and prints TAP;
-#   bench  runs the icount benchmark (bench/guest-bench.sh).
+#   bench  runs the icount benchmark (bench/guest-bench.sh);
+#   ab     runs make ab's RUN (/ab/ab-guest.sh, from the initrd ab.sh adds).
 # Everything goes to the serial console, which the host reads.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin
@@ -121,6 +122,7 @@ check)
 	fi
 	;;
 bench) sh /bench/guest-bench.sh ;;
+ab) sh /ab/ab-guest.sh ;;
 *) echo "perf_ring: unknown perf_ring.mode=$mode" ;;
 esac
 echo "PERF_RING_DONE"

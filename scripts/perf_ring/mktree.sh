@@ -26,6 +26,10 @@ prefix=
 case "$kernel" in
 pre|post|upstream) ;;
 post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
+ab-*)	# make ab's trees: ab.sh copies and checks them out itself.
+	[ -d "$PR_BUILD/kernel/$kernel/.git" ] ||
+		pr_die "KERNEL=$kernel: no such tree; make ab (scripts/perf_ring/ab.sh) makes the ab-* trees"
+	exit 0 ;;
 *) pr_die "KERNEL=$kernel: use pre, post, upstream or post-pN (the first N patches)" ;;
 esac
 # DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,

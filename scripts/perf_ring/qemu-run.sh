@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # qemu-run.sh KERNEL MODE LOG [TIMEOUT]: boot build/images/<KERNEL> in QEMU
-# with perf_ring.mode=MODE (check, bench or probe), stream the serial console
+# with perf_ring.mode=MODE (check, bench, ab or probe), stream the serial console
 # to stdout and to LOG, and stop QEMU after TIMEOUT seconds at the latest.
 #
 # Accelerator: KVM when a short probe boot works here (KVM guests hung at
@@ -14,7 +14,9 @@
 # lockdep and KASAN reports must reach the log that tap-check.sh reads.
 #
 # Environment: QEMU_SMP (default 2), QEMU_MEM (default 1024M),
-# QEMU_APPEND (extra kernel command line).
+# QEMU_APPEND (extra kernel command line), QEMU_INITRD (another initrd than
+# the image's initramfs.cpio.gz; make ab appends its own archive to it).
+# Mode ab runs like bench: TCG, -icount, one vCPU.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +26,8 @@ log=${3:?log}
 tmo=${4:-900}
 name=$kernel$(pr_flavour)
 img=$PR_BUILD/images/$name
-[ -f "$img/bzImage" ] && [ -f "$img/initramfs.cpio.gz" ] ||
+initrd=${QEMU_INITRD:-$img/initramfs.cpio.gz}
+[ -f "$img/bzImage" ] && [ -f "$initrd" ] ||
 	pr_die "$name: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
 
 qemu_pid=
@@ -39,7 +42,7 @@ trap 'cleanup; exit 130' INT TERM
 # boot ACCEL_ARGS... : run QEMU in the background, console into $log
 boot() {
 	qemu-system-x86_64 "$@" -m "${QEMU_MEM:-1024M}" \
-		-kernel "$img/bzImage" -initrd "$img/initramfs.cpio.gz" \
+		-kernel "$img/bzImage" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic perf_ring.mode=$mode ${QEMU_APPEND:-}" \
 		-display none -serial "file:$log" -monitor none -no-reboot \
 		-nodefaults -device isa-debug-exit </dev/null &
@@ -90,8 +93,11 @@ kvm_works() {
 }
 
 rm -f "$log"
-if [ "$mode" = bench ]; then
+if [ "$mode" = bench ] || [ "$mode" = ab ]; then
 	accel=(-accel tcg -icount shift=0,align=off,sleep=off -smp 1)
+	# make ab: the guest's wall clock (the RTC, which seeds the random
+	# pool) starts at the same moment on every boot, and runs on guest time.
+	[ "$mode" != ab ] || accel+=(-rtc base=2025-01-01T00:00:00,clock=vm)
 	pr_log "$name: QEMU TCG with -icount shift=0,align=off,sleep=off, 1 vCPU"
 else
 	case "${ACCEL:-auto}" in
