@@ -54,24 +54,71 @@ static void put_rec(struct pbuf *out, u32 type, u16 misc, const void *body,
 	pbuf_zero(out, id_hdr);
 }
 
+/*
+ * The address of kallsyms symbol NAME in the text between p and end, or 0.
+ * Lines are "ADDR T NAME" or "ADDR T NAME\t[module]"; the kernel's own
+ * symbols come first.
+ */
+static unsigned long long kallsyms_find(const char *p, const char *end, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *q = p; (q = memmem(q, end - q, name, nl)); q += nl) {
+		const char *ls = q;
+
+		/* " NAME\n", with the address at the start of its line */
+		if (q - p < 3 || q[-1] != ' ' || q[-3] != ' ' || q + nl >= end || q[nl] != '\n')
+			continue;
+		while (ls > p && ls[-1] != '\n')
+			ls--;
+		return strtoull(ls, NULL, 16);
+	}
+	return 0;
+}
+
 int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	unsigned long long text = 0, etext = 0, a;
-	char t, name[256];
+	unsigned long long text = 0, etext = 0;
+	size_t cap = 1 << 20, len = 0, keep;
 	struct { u32 pid, tid; u64 start, len, pgoff; } b;
+	char *buf = malloc(cap);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%llx %c %255s%*[^\n]", &a, &t, name) == 3) {
-		if (!strcmp(name, "_text"))
-			text = a;
-		else if (!strcmp(name, "_etext"))
-			etext = a;
+	if (fd < 0 || !buf) {
+		int err = fd < 0 ? -errno : -ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return err;
+	}
+	/*
+	 * Big reads, searched for the two names as they come: no per-line
+	 * parsing of the tens of thousands of lines before _etext.  The last
+	 * partial line is kept for the next read.
+	 */
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		char *last;
+
+		if (n <= 0)
+			break;
+		len += n;
+		last = memrchr(buf, '\n', len);
+		if (!last)
+			break;		/* a line longer than the buffer */
+		keep = buf + len - (last + 1);
+		if (!text)
+			text = kallsyms_find(buf, last + 1, "_text");
+		if (!etext)
+			etext = kallsyms_find(buf, last + 1, "_etext");
 		if (text && etext)
 			break;
+		memmove(buf, last + 1, keep);
+		len = keep;
 	}
-	fclose(f);
+	close(fd);
+	free(buf);
 	if (!text)
 		return -ENOENT;	/* restricted kallsyms */
 	b.pid = (u32)-1;

@@ -105,6 +105,25 @@ static int test_kernel_map(void)
 	memcpy(&h, a.p, sizeof(h));
 	CHECK(h.type == PERF_RECORD_MMAP && h.size == a.len, "record");
 	CHECK(memmem(a.p, a.len, "[kernel.kallsyms]_text", 22), "name");
+	{
+		/* the same _text and _etext as a line-by-line reading */
+		FILE *f = fopen("/proc/kallsyms", "r");
+		unsigned long long x, text = 0, etext = 0, start, len;
+		char t, name[256];
+
+		CHECK(f, "/proc/kallsyms");
+		while (fscanf(f, "%llx %c %255s%*[^\n]", &x, &t, name) == 3 && !(text && etext)) {
+			if (!strcmp(name, "_text") && !text)
+				text = x;
+			else if (!strcmp(name, "_etext") && !etext)
+				etext = x;
+		}
+		fclose(f);
+		memcpy(&start, a.p + sizeof(h) + 8, 8);
+		memcpy(&len, a.p + sizeof(h) + 16, 8);
+		CHECK(start == text && len == (etext > text ? etext - text : ~0ULL - text),
+		      "start %llx len %llx, kallsyms _text %llx _etext %llx", start, len, text, etext);
+	}
 	pbuf_free(&a);
 	return 0;
 }
