@@ -14,7 +14,8 @@
 # lockdep and KASAN reports must reach the log that tap-check.sh reads.
 #
 # Environment: QEMU_SMP (default 2), QEMU_MEM (default 1024M),
-# QEMU_APPEND (extra kernel command line).
+# QEMU_APPEND (extra kernel command line), GUEST_PERF=1 (boot the
+# initramfs with perf in it, from initramfs.sh under the same variable).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,8 +25,10 @@ log=${3:?log}
 tmo=${4:-900}
 name=$kernel$(pr_flavour)
 img=$PR_BUILD/images/$name
-[ -f "$img/bzImage" ] && [ -f "$img/initramfs.cpio.gz" ] ||
-	pr_die "$name: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
+initrd=$img/initramfs.cpio.gz
+[ "${GUEST_PERF:-}" = 1 ] && initrd=$img/initramfs-perf.cpio.gz
+[ -f "$img/bzImage" ] && [ -f "$initrd" ] ||
+	pr_die "$name: no bzImage or ${initrd##*/} in ${img#"$PR_ROOT"/}"
 
 qemu_pid=
 cleanup() {
@@ -39,7 +42,7 @@ trap 'cleanup; exit 130' INT TERM
 # boot ACCEL_ARGS... : run QEMU in the background, console into $log
 boot() {
 	qemu-system-x86_64 "$@" -m "${QEMU_MEM:-1024M}" \
-		-kernel "$img/bzImage" -initrd "$img/initramfs.cpio.gz" \
+		-kernel "$img/bzImage" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 oops=panic perf_ring.mode=$mode ${QEMU_APPEND:-}" \
 		-display none -serial "file:$log" -monitor none -no-reboot \
 		-nodefaults -device isa-debug-exit </dev/null &
