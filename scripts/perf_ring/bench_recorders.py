@@ -101,18 +101,19 @@ def profile_tables(prof, per):
                                                    CALLS, PERIOD, PERIOD, kept,
                                                    PERIOD / kept), "",
                "| part | instructions per record |", "| --- | ---: |"]
-        for c, v in sorted(cats.items(), key=lambda x: -x[1]):
+        for c, v in sorted(cats.items(), key=lambda x: (-x[1], x[0])):
             if c != "idle" and abs(v * PERIOD / kept) >= 0.05:
                 md.append("| %s | %.1f |" % (c, v * PERIOD / kept))
         md.append("| idle (not in the CPU figures) | %.1f |" % (cats.get("idle", 0) * PERIOD / kept))
         md += ["", "Largest symbols (instructions per record, N = %d less N = 0):" % CALLS, "",
                "| comm | dso | symbol | per record |", "| --- | --- | --- | ---: |"]
-        for k, v in sorted(diff.items(), key=lambda x: -x[1])[:30]:
+        for k, v in sorted(diff.items(), key=lambda x: (-x[1], x[0]))[:30]:
             if v * PERIOD / kept < 0.5:
                 break
             md.append("| %s | %s | %s | %.1f |" % (k[0], k[1], k[2].replace("|", "\\|"),
                                                     v * PERIOD / kept))
-        st = [x for x in sorted(pb.items(), key=lambda x: -x[1]) if x[0][0] != "swapper"][:8]
+        st = [x for x in sorted(pb.items(), key=lambda x: (-x[1], x[0]))
+              if x[0][0] != "swapper"][:8]
         md += ["", "Start-up and exit (N = 0), largest symbols, millions of instructions: " +
                ", ".join("%s %s %.1f" % (k[0], k[2], v * PERIOD / 1e6) for k, v in st), ""]
     return md
@@ -311,6 +312,8 @@ def main():
           "## perf in the guest", "",
           "- POST: `%s`" % (check1 or "no perfcheck line"),
           "- UPSTREAM: `%s`" % (up_check or "not run (no UPSTREAM boot in this run)"), "",
+          "(Each boot carries the host's perf at the time its initramfs was built; the "
+          "versions are those printed.) "
           "(record, stats and script are exit codes of `perf record -e 'raw_syscalls:*' -- "
           "close-loop 1000`, `perf report --stats` and `perf script`; samples from --stats; "
           "script_lines the raw_syscalls lines perf script printed.)", ""]
