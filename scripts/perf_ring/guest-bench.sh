@@ -1,15 +1,144 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs inside the guest (QEMU -icount, one vCPU): ring_cost in every mode,
-# base first. The host reads the "ring_cost" lines from the console.
+# Runs inside the guest (QEMU -icount, one vCPU). perf_ring.bench= on the
+# kernel command line picks the part:
+#   ring (default)  ring_cost in every mode, base first; the host reads the
+#                   "ring_cost" lines from the console;
+#   recorders       perf record against perf-ring record (needs the
+#                   initramfs with perf, GUEST_PERF=1): "rec" lines, then
+#                   the cpu-clock profile of perf-ring between PROFILE marks;
+#   perfcheck       perf record, perf report --stats and perf script work.
 calls=${PERF_RING_BENCH_CALLS:-200000}
+part=ring
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in perf_ring.calls=*) calls=${arg#perf_ring.calls=} ;; esac
+	case "$arg" in
+	perf_ring.calls=*) calls=${arg#perf_ring.calls=} ;;
+	perf_ring.bench=*) part=${arg#perf_ring.bench=} ;;
+	esac
 done
-echo "# ring_cost: $calls close(-1) per mode on $(uname -r)"
-# A first pass warms the page cache and the tracepoint; it is not reported.
-/bench/ring_cost forward-overwrite 1000 >/dev/null
-for mode in base forward forward-overwrite backward-overwrite base; do
-	/bench/ring_cost "$mode" "$calls"
-done
+
+# perfcheck: perf's three commands on this kernel, one "perfcheck" line.
+perfcheck() {
+	if ! [ -x /usr/bin/perf ]; then
+		echo "perfcheck skipped: no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	cd /tmp || return
+	perf record -q -e 'raw_syscalls:*' -o /tmp/check.data -- close-loop 1000 >/tmp/check.out 2>&1
+	r=$?
+	perf report --stats -i /tmp/check.data >/tmp/check.stats 2>&1
+	s=$?
+	n=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' /tmp/check.stats)
+	perf script -i /tmp/check.data >/tmp/check.script 2>&1
+	c=$?
+	lines=$(grep -c 'raw_syscalls:sys_e' /tmp/check.script)
+	echo "perfcheck $(perf --version | tr ' ' _) record=$r stats=$s samples=${n:-0} script=$c script_lines=$lines"
+	[ "$r$s$c" = 000 ] || { sed 's/^/# /' /tmp/check.out /tmp/check.stats | tail -20; }
+	rm -f /tmp/check.*
+}
+
+# rec TOOL MODE FILE [-f PAGES] -- CMD...: one timed run (bench/rec_run.c),
+# then the records kept and lost in FILE, as read by perf-ring report.
+rec() {
+	tool=$1 mode=$2 file=$3
+	shift 3
+	rm -f "$file"
+	/bench/rec_run "$@" >/tmp/rec.out 2>/tmp/rec.err
+	line=$(grep '^rec_run ' /tmp/rec.err)
+	case "$line" in *status=0) ;; *) sed 's/^/# /' /tmp/rec.err | tail -5 ;; esac
+	samples=0 lost=0 bytes=0
+	if [ -f "$file" ]; then
+		bytes=$(wc -c < "$file")
+		perf-ring report -i "$file" >/tmp/rec.rep 2>&1
+		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' /tmp/rec.rep)
+		lost=$(awk '/^  lost:/ { print $2; exit }' /tmp/rec.rep)
+		rm -f "$file"
+	fi
+	echo "rec tool=$tool mode=$mode ${line#rec_run } samples=${samples:-0} lost=${lost:-0} bytes=$bytes"
+}
+
+recorders() {
+	if ! [ -x /usr/bin/perf ]; then
+		echo "rec skipped: no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	# Nothing random: the same instructions on every boot.
+	echo 0 > /proc/sys/kernel/randomize_va_space
+	cd /tmp || return
+	pages=128
+	ev='raw_syscalls:*'
+	varied_ev='raw_syscalls:*,sched:sched_switch,sched:sched_wakeup'
+	o=/tmp/rec.data
+	perf_rec="perf record -q -m $pages -o $o"
+	ring_rec="perf-ring record -q -m $pages -o $o"
+	echo "# recorders: $calls close(-1), $pages pages, $(uname -r), $(perf --version)"
+	# Warm-up, not reported: first exec of each binary.
+	rec warm none $o -- close-loop 1000 >/dev/null
+	rec warm perf $o -- $perf_rec -e "$ev" -- close-loop 1000 >/dev/null
+	rec warm perf-ring $o -- $ring_rec -e "$ev" -- close-loop 1000 >/dev/null
+	# N calls and, for each tool's fixed cost, 0 calls.
+	for n in "$calls" 0; do
+		rec none "none/$n" $o -- close-loop "$n"
+		rec floor "floor/$n" $o -f $pages -- close-loop "$n"
+		for m in streaming z1 flight; do
+			case $m in
+			streaming) opt= ;;
+			z1) opt=-z1 ;;
+			flight) opt=--overwrite ;;
+			esac
+			rec perf "$m/$n" $o -- $perf_rec $opt -e "$ev" -- close-loop "$n"
+			rec perf-ring "$m/$n" $o -- $ring_rec $opt -e "$ev" -- close-loop "$n"
+		done
+	done
+	# Call chains (frame pointers), streaming.
+	rec perf "g/$calls" $o -- $perf_rec -g -e "$ev" -- close-loop "$calls"
+	rec perf-ring "g/$calls" $o -- $ring_rec -g -e "$ev" -- close-loop "$calls"
+	# The varied workload: tar of every file in the initramfs through a
+	# pipe, syscalls and the scheduler recorded.
+	varied='tar -cf - /lib /selftests /usr/bin | cat >/dev/null'
+	rec none varied $o -- sh -c "$varied"
+	rec perf varied $o -- $perf_rec -e "$varied_ev" -- sh -c "$varied"
+	rec perf-ring varied $o -- $ring_rec -e "$varied_ev" -- sh -c "$varied"
+	rec perf varied-z1 $o -- $perf_rec -z1 -e "$varied_ev" -- sh -c "$varied"
+	rec perf-ring varied-z1 $o -- $ring_rec -z1 -e "$varied_ev" -- sh -c "$varied"
+
+	# Where each tool's instructions go: cpu-clock samples every 20000 ns
+	# (instructions) of the whole system while it records, with the loop
+	# and without it (what start and exit cost). The profiler runs as
+	# "prof", so that its own work is not the recorded perf's.
+	ln -sf /usr/bin/perf /tmp/prof
+	for tool in perf-ring perf; do
+		rec_cmd=$ring_rec
+		[ $tool = perf ] && rec_cmd=$perf_rec
+		for m in streaming z1; do
+			opt=
+			[ $m = z1 ] && opt=-z1
+			for n in "$calls" 0; do
+				/tmp/prof record -q -e cpu-clock -c 20000 -a -o /tmp/prof.data -- \
+					$rec_cmd $opt -e "$ev" -- close-loop "$n" >/dev/null 2>&1
+				echo "PROFILE_BEGIN $tool $m/$n"
+				perf report -i /tmp/prof.data --stdio -n --no-children \
+					--sort comm,dso,sym 2>/dev/null | awk '$1 ~ /%$/ && $2 >= 3'
+				echo "PROFILE_END"
+				rm -f /tmp/prof.data $o
+			done
+		done
+	done
+}
+
+case "$part" in
+recorders)
+	perfcheck
+	recorders
+	;;
+perfcheck) perfcheck ;;
+*)
+	echo "# ring_cost: $calls close(-1) per mode on $(uname -r)"
+	# A first pass warms the page cache and the tracepoint; it is not reported.
+	/bench/ring_cost forward-overwrite 1000 >/dev/null
+	for mode in base forward forward-overwrite backward-overwrite base; do
+		/bench/ring_cost "$mode" "$calls"
+	done
+	;;
+esac

@@ -8,6 +8,10 @@
 #
 # The archive is written by the kernel's own usr/gen_init_cpio from a list,
 # so /dev/console and the other nodes need no root.
+#
+# GUEST_PERF=1 writes initramfs-perf.cpio.gz instead, with the host's perf
+# binary and every shared library ldd lists for it added (qemu-run.sh boots
+# it under the same variable), so ordinary guest runs stay small.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -56,6 +60,31 @@ fi
 $cc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
 	-o "$work/ring_cost" "$PR_ROOT/bench/ring_cost.c" ||
 	pr_die "bench/ring_cost.c failed to build"
+gcc -Wall -Wextra -Werror -O2 -static -isystem "$tree/usr/include" \
+	-o "$work/rec_run" "$PR_ROOT/bench/rec_run.c" ||
+	pr_die "bench/rec_run.c failed to build"
+
+# guest_perf: cpio list lines for perf as /usr/bin/perf and the shared
+# libraries ldd finds for it, at their host paths. Where /usr/bin/perf is
+# a wrapper script, the binary is perf_X.Y of the version it reports.
+guest_perf() {
+	local bin lib d ver
+	bin=$(readlink -f "$(command -v perf)") || pr_die "GUEST_PERF=1: no perf here (install linux-perf)"
+	if ! file -L "$bin" | grep -q ELF; then
+		ver=$(perf --version | awk '{ print $3 }' | cut -d. -f1,2)
+		bin=$(readlink -f "/usr/bin/perf_$ver") ||
+			pr_die "GUEST_PERF=1: /usr/bin/perf is a wrapper and /usr/bin/perf_$ver is missing"
+	fi
+	echo "file /usr/bin/perf $bin 0755 0 0"
+	ldd "$bin" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]+ \(/ { print $1 }' | sort -u |
+	while read -r lib; do
+		[ -f "$lib" ] || pr_die "GUEST_PERF=1: ldd names $lib, which is missing"
+		# Each parent directory first, from the top.
+		d=$(dirname "$lib")
+		echo "$d" | awk -F/ '{ p = ""; for (i = 2; i <= NF; i++) { p = p "/" $i; print "dir " p " 0755 0 0" } }'
+		echo "file $lib $(readlink -f "$lib") 0755 0 0"
+	done | awk '!seen[$0]++ && !/^dir \/(lib|usr|usr\/bin) /'
+}
 
 # The pause/resume stress the KCSAN negative control needs (every flavour
 # runs it; kernel/controls/README).
@@ -114,9 +143,13 @@ list=$work/cpio.list
 	fi
 	# The icount benchmark (make qemu-bench).
 	echo "file /bench/ring_cost $work/ring_cost 0755 0 0"
+	echo "file /bench/rec_run $work/rec_run 0755 0 0"
 	echo "file /bench/guest-bench.sh $PR_ROOT/scripts/perf_ring/guest-bench.sh 0755 0 0"
+	if [ "${GUEST_PERF:-}" = 1 ]; then guest_perf; fi
 } > "$list"
 
-"$tree/usr/gen_init_cpio" "$list" | gzip -1 > "$img/initramfs.cpio.gz.tmp"
-mv "$img/initramfs.cpio.gz.tmp" "$img/initramfs.cpio.gz"
-pr_log "$name: initramfs with $(wc -l < "$work/selftests/list") selftest(s), $(du -h "$img/initramfs.cpio.gz" | cut -f1)"
+cpio=initramfs.cpio.gz
+[ "${GUEST_PERF:-}" = 1 ] && cpio=initramfs-perf.cpio.gz
+"$tree/usr/gen_init_cpio" "$list" | gzip -1 > "$img/$cpio.tmp"
+mv "$img/$cpio.tmp" "$img/$cpio"
+pr_log "$name: $cpio with $(wc -l < "$work/selftests/list") selftest(s), $(du -h "$img/$cpio" | cut -f1)"

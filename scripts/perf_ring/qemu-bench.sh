@@ -12,11 +12,20 @@
 # Writes bench/results/qemu-bench.md and bench/results/qemu-bench.png.
 # KERNELS="pre post upstream" and CALLS= (default 200000) can be set.
 #
+# PART=recorders measures perf record against perf-ring record instead
+# (scripts/perf_ring/bench_recorders.py, bench/results/qemu-recorders.md).
+#
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
 # the same run, into bench/results/qemu-bench-pN.md (no plot).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+case "${PART:-}" in
+"") ;;
+recorders) exec python3 "$PR_ROOT/scripts/perf_ring/bench_recorders.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders (or none)" ;;
+esac
 
 prefix=${SERIES_PREFIX:-}
 if [ -n "$prefix" ]; then

@@ -15,8 +15,9 @@
 #
 # Environment: QEMU_SMP (default 2), QEMU_MEM (default 1024M),
 # QEMU_APPEND (extra kernel command line), QEMU_INITRD (another initrd than
-# the image's initramfs.cpio.gz; make ab appends its own archive to it).
-# Mode ab runs like bench: TCG, -icount, one vCPU.
+# the image's initramfs.cpio.gz; make ab appends its own archive to it),
+# GUEST_PERF=1 (boot the initramfs with perf in it, from initramfs.sh under
+# the same variable).  Mode ab runs like bench: TCG, -icount, one vCPU.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,9 +27,11 @@ log=${3:?log}
 tmo=${4:-900}
 name=$kernel$(pr_flavour)
 img=$PR_BUILD/images/$name
-initrd=${QEMU_INITRD:-$img/initramfs.cpio.gz}
+initrd=$img/initramfs.cpio.gz
+[ "${GUEST_PERF:-}" = 1 ] && initrd=$img/initramfs-perf.cpio.gz
+initrd=${QEMU_INITRD:-$initrd}
 [ -f "$img/bzImage" ] && [ -f "$initrd" ] ||
-	pr_die "$name: no bzImage or initramfs in ${img#"$PR_ROOT"/}"
+	pr_die "$name: no bzImage or ${initrd##*/} in ${img#"$PR_ROOT"/}"
 
 qemu_pid=
 cleanup() {

@@ -12,6 +12,37 @@ static int cmp_ent(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/*
+ * A sample starts IDENTIFIER, IP, TID, TIME, ADDR, ID (those present, 8
+ * bytes each): the id is IDENTIFIER, or else ID.
+ */
+static void sample_layout(struct idmap *m)
+{
+	u64 st = m->sample_type;
+	u16 off = sizeof(struct perf_event_header);
+
+	m->id_off = m->time_off = 0;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		m->id_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_IP)
+		off += 8;
+	if (st & PERF_SAMPLE_TID)
+		off += 8;
+	if (st & PERF_SAMPLE_TIME) {
+		m->time_off = off;
+		off += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		off += 8;
+	if (!m->id_off && (st & PERF_SAMPLE_ID)) {
+		m->id_off = off;
+		off += 8;
+	}
+	m->min_size = off;
+}
+
 int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
 		int nr_events, u64 sample_type)
 {
@@ -29,6 +60,7 @@ int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
 	qsort(m->v, m->n, sizeof(*m->v), cmp_ent);
 	m->nr_events = nr_events;
 	m->sample_type = sample_type;
+	sample_layout(m);
 	return 0;
 }
 
@@ -63,79 +95,120 @@ static u64 rd64(const char *p)
 	return v;
 }
 
+/*
+ * The event of a sample's id.  Samples come in runs from few events (one
+ * per CPU and event in a buffer, often alternating, as sys_enter and
+ * sys_exit do): two ids seen last are kept before the binary search.
+ */
+struct id_cache {
+	u64 id[2];
+	int ev[2];
+	int n, next;
+};
+
+static int cached_find(struct id_cache *k, const struct idmap *m, u64 id)
+{
+	int e;
+
+	for (int i = 0; i < k->n; i++)
+		if (k->id[i] == id)
+			return k->ev[i];
+	e = idmap_find(m, id);
+	k->id[k->next] = id;
+	k->ev[k->next] = e;
+	k->next ^= 1;
+	if (k->n < 2)
+		k->n++;
+	return e;
+}
+
 int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *buf, size_t len)
 {
+	struct id_cache k = { .n = 0 };
+	u64 st = m->sample_type, first = c->first_time, last = c->last_time, newest = 0;
+	u64 nr_sample = 0, bytes = 0, total = 0;
 	size_t pos = 0;
-	u64 st = m->sample_type, t_any;
+	int err = 0;
 
-	c->walk_newest = 0;
 	while (pos + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
+		const char *rec = buf + pos;
+		u64 t;
 
-		memcpy(&h, buf + pos, sizeof(h));
-		if (h.size < sizeof(h) || pos + h.size > len)
-			return -EBADMSG;
-		if (h.type < PF_RECORD_TYPE_MAX)
-			c->nr[h.type]++;
-		else
-			c->other++;
-		c->total++;
-		c->bytes += h.size;
-		if (h.type == PERF_RECORD_SAMPLE) {
-			size_t off = sizeof(h);
-			u64 id = 0, t = 0;
-			bool have_id = false, have_t = false;
-
-			if (st & PERF_SAMPLE_IDENTIFIER) {
-				id = rd64(buf + pos + off);
-				have_id = true;
-				off += 8;
-			}
-			if (st & PERF_SAMPLE_IP)
-				off += 8;
-			if (st & PERF_SAMPLE_TID)
-				off += 8;
-			if (st & PERF_SAMPLE_TIME) {
-				if (off + 8 <= h.size) {
-					t = rd64(buf + pos + off);
-					have_t = true;
-				}
-				off += 8;
-			}
-			if (st & PERF_SAMPLE_ADDR)
-				off += 8;
-			if (!have_id && (st & PERF_SAMPLE_ID) && off + 8 <= h.size) {
-				id = rd64(buf + pos + off);
-				have_id = true;
-			}
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || pos + h.size > len) {
+			err = -EBADMSG;
+			break;
+		}
+		total++;
+		bytes += h.size;
+		pos += h.size;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= m->min_size) {
+			/* the common case: the layout is known, nothing to test */
+			nr_sample++;
 			if (per_ev) {
-				int e = have_id ? idmap_find(m, id) : (m->nr_events == 1 ? 0 : -1);
+				int e = m->id_off ? cached_find(&k, m, rd64(rec + m->id_off)) :
+					(m->nr_events == 1 ? 0 : -1);
 
 				if (e >= 0)
 					per_ev[e]++;
 			}
-			if (have_t) {
-				if (!c->first_time || t < c->first_time)
-					c->first_time = t;
-				if (t > c->last_time)
-					c->last_time = t;
-				if (t > c->walk_newest)
-					c->walk_newest = t;
+			if (m->time_off) {
+				t = rd64(rec + m->time_off);
+				if (!first || t < first)
+					first = t;
+				if (t > last)
+					last = t;
+				if (t > newest)
+					newest = t;
 			}
-		} else if (h.type == PERF_RECORD_LOST && h.size >= 24) {
-			c->lost += rd64(buf + pos + 16);
-		} else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
-			c->lost_samples += rd64(buf + pos + 8);
-		} else if ((h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_MMAP) && c->on_map) {
-			c->on_map(c->map_ctx, buf + pos);
+			continue;
 		}
-		/* perf orders every record by time: a sample's was read above */
-		t_any = h.type == PERF_RECORD_SAMPLE ? 0 : record_time(buf + pos, st);
-		if (t_any > c->walk_newest)
-			c->walk_newest = t_any;
-		pos += h.size;
+		if (h.type < PF_RECORD_TYPE_MAX)
+			c->nr[h.type]++;
+		else
+			c->other++;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			/* shorter than its layout: what fits */
+			if (per_ev) {
+				int e = m->nr_events == 1 ? 0 : -1;
+
+				if (m->id_off && m->id_off + 8 <= h.size)
+					e = idmap_find(m, rd64(rec + m->id_off));
+				if (e >= 0)
+					per_ev[e]++;
+			}
+			if (m->time_off && m->time_off + 8 <= h.size) {
+				t = rd64(rec + m->time_off);
+				if (!first || t < first)
+					first = t;
+				if (t > last)
+					last = t;
+				if (t > newest)
+					newest = t;
+			}
+			continue;
+		}
+		if (h.type == PERF_RECORD_LOST && h.size >= 24)
+			c->lost += rd64(rec + 16);
+		else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16)
+			c->lost_samples += rd64(rec + 8);
+		else if ((h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_MMAP) && c->on_map)
+			c->on_map(c->map_ctx, rec);
+		/* perf orders every record by time */
+		t = record_time(rec, st);
+		if (t > newest)
+			newest = t;
 	}
+	c->nr[PERF_RECORD_SAMPLE] += nr_sample;
+	c->total += total;
+	c->bytes += bytes;
+	c->first_time = first;
+	c->last_time = last;
+	c->walk_newest = newest;
+	if (err)
+		return err;
 	return pos == len ? 0 : -EBADMSG;
 }
 

@@ -11,6 +11,12 @@ struct idmap {
 	int n;
 	int nr_events;
 	u64 sample_type;	/* of the first event: the layout of samples */
+	/*
+	 * From sample_type, by idmap_build: where a sample's id and time
+	 * are, from the start of the record (0: not in samples), and the
+	 * least size that holds both.
+	 */
+	u16 id_off, time_off, min_size;
 };
 
 int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,

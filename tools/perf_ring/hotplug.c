@@ -46,9 +46,10 @@ static struct ring *ring_of(struct ring *rings, int nrings, int cpu)
  * however short.  An offline that the mask check will not see any more
  * (the CPU is back already) is recorded here.
  */
-static void read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64 now)
+static bool read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64 now)
 {
 	char buf[4096];
+	bool seen = false;
 	ssize_t n;
 
 	while ((n = recv(hp->uevent_fd, buf, sizeof(buf) - 1, 0)) > 0) {
@@ -67,12 +68,14 @@ static void read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64
 		st = ring_of(rings, nrings, cpu);
 		if (!st)
 			continue;
+		seen = true;
 		if (off && !st->off) {
 			st->off = true;
 			st->off_ns = now - hp->t0 ?: 1;
 			st->cycles++;
 		}
 	}
+	return seen;
 }
 
 /*
@@ -93,10 +96,9 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 	u64 now = now_ns();
 	double s = (now - hp->t0) / 1e9;
 
-	if (hp->uevent_fd >= 0) {
-		read_uevents(hp, rings, nrings, now);
-		force = true;	/* a uevent may have marked one offline */
-	}
+	/* a uevent about one of ours: the mask now, to see the whole change */
+	if (hp->uevent_fd >= 0 && read_uevents(hp, rings, nrings, now))
+		force = true;
 	if (hp->no_mask || (!force && now - hp->checked < HOTPLUG_CHECK_NS))
 		return;
 	hp->checked = now;

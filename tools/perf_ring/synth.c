@@ -2,12 +2,15 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "prio.h"
 #include "synth.h"
@@ -51,24 +54,71 @@ static void put_rec(struct pbuf *out, u32 type, u16 misc, const void *body,
 	pbuf_zero(out, id_hdr);
 }
 
+/*
+ * The address of kallsyms symbol NAME in the text between p and end, or 0.
+ * Lines are "ADDR T NAME" or "ADDR T NAME\t[module]"; the kernel's own
+ * symbols come first.
+ */
+static unsigned long long kallsyms_find(const char *p, const char *end, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *q = p; (q = memmem(q, end - q, name, nl)); q += nl) {
+		const char *ls = q;
+
+		/* " NAME\n", with the address at the start of its line */
+		if (q - p < 3 || q[-1] != ' ' || q[-3] != ' ' || q + nl >= end || q[nl] != '\n')
+			continue;
+		while (ls > p && ls[-1] != '\n')
+			ls--;
+		return strtoull(ls, NULL, 16);
+	}
+	return 0;
+}
+
 int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	unsigned long long text = 0, etext = 0, a;
-	char t, name[256];
+	unsigned long long text = 0, etext = 0;
+	size_t cap = 1 << 20, len = 0, keep;
 	struct { u32 pid, tid; u64 start, len, pgoff; } b;
+	char *buf = malloc(cap);
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%llx %c %255s%*[^\n]", &a, &t, name) == 3) {
-		if (!strcmp(name, "_text"))
-			text = a;
-		else if (!strcmp(name, "_etext"))
-			etext = a;
+	if (fd < 0 || !buf) {
+		int err = fd < 0 ? -errno : -ENOMEM;
+
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return err;
+	}
+	/*
+	 * Big reads, searched for the two names as they come: no per-line
+	 * parsing of the tens of thousands of lines before _etext.  The last
+	 * partial line is kept for the next read.
+	 */
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		char *last;
+
+		if (n <= 0)
+			break;
+		len += n;
+		last = memrchr(buf, '\n', len);
+		if (!last)
+			break;		/* a line longer than the buffer */
+		keep = buf + len - (last + 1);
+		if (!text)
+			text = kallsyms_find(buf, last + 1, "_text");
+		if (!etext)
+			etext = kallsyms_find(buf, last + 1, "_etext");
 		if (text && etext)
 			break;
+		memmove(buf, last + 1, keep);
+		len = keep;
 	}
-	fclose(f);
+	close(fd);
+	free(buf);
 	if (!text)
 		return -ENOENT;	/* restricted kallsyms */
 	b.pid = (u32)-1;
@@ -81,18 +131,24 @@ int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 	return out->err;
 }
 
-static int read_comm(pid_t pid, pid_t tid, char *comm, size_t len)
+/* The comm of a thread, through its process's task directory. */
+static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
 {
-	char path[64], *s;
-	int err;
+	char path[32];
+	ssize_t n;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	err = read_text_file(path, &s, NULL);
-	if (err)
-		return err;
-	s[strcspn(s, "\n")] = 0;
-	snprintf(comm, len, "%s", s);
-	free(s);
+	snprintf(path, sizeof(path), "%d/comm", tid);
+	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* at most TASK_COMM_LEN and a newline: one read holds it all */
+	n = read(fd, comm, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	comm[n] = 0;
+	comm[strcspn(comm, "\n")] = 0;
 	return 0;
 }
 
@@ -104,27 +160,159 @@ void synth_set_data_maps(bool on)
 	data_maps = on;
 }
 
+/*
+ * PROCMAP_QUERY (Linux 6.11+, linux/fs.h): the mappings of a process, one
+ * ioctl on /proc/PID/maps each, in binary, filtered by the kernel.  Defined
+ * here for older headers; a kernel without it answers ENOTTY (or EINVAL),
+ * and the text of /proc/PID/maps is parsed instead from then on.
+ */
+struct pr_procmap_query {
+	u64 size, query_flags, query_addr;
+	u64 vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	u32 dev_major, dev_minor, vma_name_size, build_id_size;
+	u64 vma_name_addr, build_id_addr;
+};
+#define PR_PROCMAP_QUERY _IOWR('f', 17, struct pr_procmap_query)
+#define PR_PMQ_READ 0x01
+#define PR_PMQ_WRITE 0x02
+#define PR_PMQ_EXEC 0x04
+#define PR_PMQ_SHARED 0x08
+#define PR_PMQ_COVERING_OR_NEXT 0x10
+
+static int maps_query = 1;	/* 1: try the ioctl, 0: text only */
+
+void synth_set_maps_text(bool on)
+{
+	maps_query = !on;
+}
+
+struct map2 {
+	u32 pid, tid;
+	u64 start, len, pgoff;
+	u32 maj, min;
+	u64 ino, ino_gen;
+	u32 prot, flags;
+};
+
+static void put_map(struct pbuf *out, struct map2 *b, const char *name, u32 id_hdr,
+		    struct synth_result *r)
+{
+	put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
+		(b->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA), b, sizeof(*b),
+		*name ? name : "//anon", id_hdr);
+	r->nr_mmap2++;
+}
+
+/*
+ * The gate area ([vsyscall]) is in every process's maps text but is no VMA
+ * of its mm, so PROCMAP_QUERY does not see it: it is taken once from our
+ * own maps and added after each process's.
+ */
+static struct { bool read, have; u64 start, end; char name[32]; } gate;
+
+static void read_gate(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	gate.read = true;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		char perm[8];
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perm, &n) < 3 || !n ||
+		    a < 0xffff800000000000ULL || perm[2] != 'x')
+			continue;
+		gate.have = true;
+		gate.start = a;
+		gate.end = b;
+		snprintf(gate.name, sizeof(gate.name), "%.*s", (int)strcspn(line + n, "\n"),
+			 line + n);
+	}
+	fclose(f);
+}
+
+/* 0, or -ENOTTY when the kernel has no PROCMAP_QUERY (nothing was put). */
+static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
+			    struct synth_result *r)
+{
+	char name[4096];
+	u64 addr = 0;
+
+	for (;;) {
+		struct pr_procmap_query q = {
+			.size = sizeof(q),
+			.query_flags = PR_PMQ_COVERING_OR_NEXT | (data_maps ? 0 : PR_PMQ_EXEC),
+			.query_addr = addr,
+			.vma_name_size = sizeof(name),
+			.vma_name_addr = (u64)(unsigned long)name,
+		};
+		struct map2 b = { 0 };
+
+		if (ioctl(fd, PR_PROCMAP_QUERY, &q)) {
+			if (errno == ENOENT)
+				break;		/* no mapping at or after addr */
+			if (errno == ENOTTY || (errno == EINVAL && !addr))
+				return -ENOTTY;
+			return 0;		/* gone meanwhile */
+		}
+		if (!q.vma_name_size)
+			name[0] = 0;
+		b.pid = b.tid = pid;
+		b.start = q.vma_start;
+		b.len = q.vma_end - q.vma_start;
+		b.pgoff = q.vma_offset;
+		b.maj = q.dev_major;
+		b.min = q.dev_minor;
+		b.ino = q.inode;
+		b.prot = (q.vma_flags & PR_PMQ_READ ? PROT_READ : 0) |
+			 (q.vma_flags & PR_PMQ_WRITE ? PROT_WRITE : 0) |
+			 (q.vma_flags & PR_PMQ_EXEC ? PROT_EXEC : 0);
+		b.flags = q.vma_flags & PR_PMQ_SHARED ? MAP_SHARED : MAP_PRIVATE;
+		put_map(out, &b, name, id_hdr, r);
+		addr = q.vma_end;
+	}
+	if (gate.have) {
+		struct map2 b = { .pid = pid, .tid = pid, .start = gate.start,
+				  .len = gate.end - gate.start, .prot = PROT_EXEC,
+				  .flags = MAP_PRIVATE };
+
+		put_map(out, &b, gate.name, id_hdr, r);
+	}
+	return 0;
+}
+
 static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_result *r)
 {
 	char path[64], line[4096];
 	FILE *f;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
+	if (__atomic_load_n(&maps_query, __ATOMIC_RELAXED)) {
+		if (synth_maps_query(fd, pid, id_hdr, out, r) != -ENOTTY) {
+			close(fd);
+			return;
+		}
+		__atomic_store_n(&maps_query, 0, __ATOMIC_RELAXED);
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, ino;
 		unsigned int maj, min;
 		char perm[8];
 		int n = 0;
-		struct {
-			u32 pid, tid;
-			u64 start, len, pgoff;
-			u32 maj, min;
-			u64 ino, ino_gen;
-			u32 prot, flags;
-		} b;
+		struct map2 b;
 		char *name;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end,
@@ -134,8 +322,6 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 			continue;	/* perf resolves code addresses only */
 		name = line + n;
 		name[strcspn(name, "\n")] = 0;
-		if (!*name)
-			name = "//anon";
 		memset(&b, 0, sizeof(b));
 		b.pid = b.tid = pid;
 		b.start = start;
@@ -147,10 +333,7 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		b.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
 			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		b.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
-			(perm[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA), &b, sizeof(b),
-			name, id_hdr);
-		r->nr_mmap2++;
+		put_map(out, &b, name, id_hdr, r);
 	}
 	fclose(f);
 }
@@ -191,7 +374,7 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		tid = atoi(de->d_name);
-		if (read_comm(pid, tid, comm, sizeof(comm)))
+		if (read_comm(dirfd(d), tid, comm, sizeof(comm)))
 			continue;
 		/* FORK tells perf how the thread relates to its parent */
 		fb.pid = pid;
@@ -295,6 +478,8 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 			return err;
 		pids = own;
 	}
+	if (maps_query && !gate.read)
+		read_gate();	/* before the workers, which only read it */
 	if (nthreads < 1)
 		nthreads = 1;
 	if (nthreads > npids)

@@ -29,6 +29,12 @@ struct synth_result {
  */
 void synth_set_data_maps(bool on);
 
+/*
+ * Read the maps from the text of /proc/PID/maps even where the kernel has
+ * the PROCMAP_QUERY ioctl (Linux 6.11+), which is used by default.
+ */
+void synth_set_maps_text(bool on);
+
 /* pids == NULL: every process in /proc.  Appends records to out. */
 int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		  struct pbuf *out, struct synth_result *res);

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rec_run [-f PAGES] -- CMD [ARG...]: run CMD and print how long it took,
+ * for the recorder benchmark in the QEMU -icount guest (make qemu-bench
+ * PART=recorders), where one nanosecond of guest time is one instruction.
+ *
+ * Output, one line on stderr:
+ *   "rec_run ns=T cpu=C idle=I status=S"
+ * T is the CLOCK_MONOTONIC time from before the fork to after the wait.
+ * It includes idle time: under -icount with sleep=off a CPU that waits
+ * for a timer jumps to it, and the guest clock with it. C is the CPU time
+ * of CMD and of everything it started and waited for, every thread (the
+ * recorder's reader, writer and io_uring workers, the workload, the
+ * kernel's work in their context), in nanoseconds: the scheduler's
+ * runtime, from getrusage(RUSAGE_CHILDREN), whose user and system times
+ * add up to it. I is the idle time over T, in USER_HZ ticks of
+ * /proc/stat, to show how much of T was waiting.
+ *
+ * -f PAGES: the kernel-only floor. raw_syscalls:sys_enter and sys_exit
+ * are opened for CMD the way perf-ring record opens them (one per CPU and
+ * event, period 1, IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW, inherit,
+ * enable_on_exec, the first event tracking mmap/comm/task, one buffer of
+ * PAGES data pages per CPU shared through SET_OUTPUT), writing backward
+ * into a read-only mapping; nobody reads it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CPUS 64
+/* write_backward is bit 27 of the flags word after read_format. */
+#define WRITE_BACKWARD_BIT 27
+#define FLAGS_OFFSET 40
+
+static unsigned long long idle_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4]);
+	fclose(f);
+	return n == 5 ? v[3] + v[4] : 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int tracepoint_id(const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
+	char path[256];
+	int id = -1;
+
+	for (unsigned int i = 0; i < 2 && id < 0; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/raw_syscalls/%s/id", roots[i], name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &id) != 1)
+			id = -1;
+		fclose(f);
+	}
+	return id;
+}
+
+/* Open the floor's events for @pid on every CPU; 0 or a negative errno. */
+static int open_floor(pid_t pid, long pages)
+{
+	static const char *const tps[] = { "sys_enter", "sys_exit" };
+	long psize = sysconf(_SC_PAGESIZE);
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (ncpus > MAX_CPUS)
+		ncpus = MAX_CPUS;
+	for (long cpu = 0; cpu < ncpus; cpu++) {
+		int ring = -1;
+
+		for (int i = 0; i < 2; i++) {
+			struct perf_event_attr attr;
+			uint64_t flags;
+			int id = tracepoint_id(tps[i]), fd;
+
+			if (id < 0) {
+				fprintf(stderr, "rec_run: tracepoint raw_syscalls:%s not found\n", tps[i]);
+				return -ENOENT;
+			}
+			memset(&attr, 0, sizeof(attr));
+			attr.size = sizeof(attr);
+			attr.type = PERF_TYPE_TRACEPOINT;
+			attr.config = id;
+			attr.sample_period = 1;
+			attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+					   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+					   PERF_SAMPLE_RAW;
+			attr.disabled = 1;
+			attr.inherit = 1;
+			attr.enable_on_exec = 1;
+			attr.watermark = 1;
+			attr.wakeup_watermark = pages * psize / 2;
+			attr.sample_id_all = 1;
+			if (i == 0) {
+				attr.mmap = 1;
+				attr.mmap2 = 1;
+				attr.comm = 1;
+				attr.comm_exec = 1;
+				attr.task = 1;
+			}
+			/* Through the flags word: an older header may lack the field. */
+			memcpy(&flags, (char *)&attr + FLAGS_OFFSET, sizeof(flags));
+			flags |= 1ULL << WRITE_BACKWARD_BIT;
+			memcpy((char *)&attr + FLAGS_OFFSET, &flags, sizeof(flags));
+
+			fd = syscall(SYS_perf_event_open, &attr, pid, (int)cpu, -1,
+				     PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				if (errno == ENODEV)
+					break;	/* CPU not present */
+				fprintf(stderr, "rec_run: perf_event_open(raw_syscalls:%s, cpu %ld): %s\n",
+					tps[i], cpu, strerror(errno));
+				return -errno;
+			}
+			if (ring < 0) {
+				if (mmap(NULL, (pages + 1) * psize, PROT_READ, MAP_SHARED, fd, 0) ==
+				    MAP_FAILED) {
+					fprintf(stderr, "rec_run: mmap of %ld pages: %s\n", pages,
+						strerror(errno));
+					return -errno;
+				}
+				ring = fd;
+			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring)) {
+				fprintf(stderr, "rec_run: SET_OUTPUT: %s\n", strerror(errno));
+				return -errno;
+			}
+		}
+	}
+	return 0;
+}
+
+static double children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return 0;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long idle0, idle1;
+	long pages = 0;
+	int go[2], status, i = 1;
+	double t0, t1;
+	pid_t pid;
+	char c;
+
+	if (argc > 2 && !strcmp(argv[1], "-f")) {
+		char *end;
+
+		pages = strtol(argv[2], &end, 10);
+		if (*end || pages <= 0 || (pages & (pages - 1))) {
+			fprintf(stderr, "rec_run: -f %s: give a power of two of pages\n", argv[2]);
+			return 2;
+		}
+		i = 3;
+	}
+	if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc) {
+		fprintf(stderr, "usage: rec_run [-f PAGES] -- CMD [ARG...]\n");
+		return 2;
+	}
+	argv += i + 1;
+	if (pipe(go)) {
+		perror("rec_run: pipe");
+		return 1;
+	}
+	idle0 = idle_ticks();
+	t0 = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		perror("rec_run: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "rec_run: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	if (pages && open_floor(pid, pages) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	if (write(go[1], "g", 1) != 1) {
+		perror("rec_run: write");
+		return 1;
+	}
+	close(go[1]);
+	if (waitpid(pid, &status, 0) < 0) {
+		perror("rec_run: waitpid");
+		return 1;
+	}
+	t1 = now_ns();
+	idle1 = idle_ticks();
+	fprintf(stderr, "rec_run ns=%.0f cpu=%.0f idle=%llu status=%d\n", t1 - t0,
+		children_cpu_ns(), idle1 - idle0,
+		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * counts_walk: samples of two events (alternating, as sys_enter and
+ * sys_exit come), one too short for its layout, side-band and LOST
+ * records; per-type and per-event counts, first and last time, the newest
+ * time of the walk, lost samples, and a torn record at the end.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "counts.h"
+#include "tap.h"
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+static size_t put(char *buf, size_t pos, u32 type, const u64 *v, int n)
+{
+	struct perf_event_header h = { .type = type, .size = sizeof(h) + 8 * n };
+
+	memcpy(buf + pos, &h, sizeof(h));
+	memcpy(buf + pos + sizeof(h), v, 8 * n);
+	return pos + h.size;
+}
+
+static int test_walk(void)
+{
+	static const u64 ids_a[] = { 11, 13 }, ids_b[] = { 12, 14 };
+	const u64 *ids[] = { ids_a, ids_b };
+	const int nids[] = { 2, 2 };
+	char buf[8192];
+	size_t pos = 0;
+	struct idmap m;
+	struct pf_counts c;
+	u64 per[2] = { 0 };
+
+	CHECK(idmap_build(&m, ids, nids, 2, ST) == 0, "idmap");
+	/* 100 samples: id, ip, tid, time, cpu, period; ids 11,12,13,14,... */
+	for (int i = 0; i < 100; i++) {
+		u64 s[6] = { 11 + i % 4, 0x400000, 7, 1000 + 10 * i, 0, 1 };
+
+		pos = put(buf, pos, PERF_RECORD_SAMPLE, s, 6);
+	}
+	/* an unknown id, and a sample cut after its id: counted, no time */
+	{
+		u64 s[6] = { 99, 0, 7, 5, 0, 1 }, cut[1] = { 12 };
+
+		pos = put(buf, pos, PERF_RECORD_SAMPLE, s, 6);
+		pos = put(buf, pos, PERF_RECORD_SAMPLE, cut, 1);
+	}
+	/* LOST: id, lost, then sample_id (tid, time, cpu, identifier) */
+	{
+		u64 l[6] = { 11, 42, 7, 3000, 0, 11 };
+
+		pos = put(buf, pos, PERF_RECORD_LOST, l, 6);
+	}
+	memset(&c, 0, sizeof(c));
+	CHECK(counts_walk(&c, per, &m, buf, pos) == 0, "walk");
+	CHECK(c.nr[PERF_RECORD_SAMPLE] == 102 && c.nr[PERF_RECORD_LOST] == 1 && c.total == 103,
+	      "samples %llu lost records %llu total %llu",
+	      (unsigned long long)c.nr[PERF_RECORD_SAMPLE],
+	      (unsigned long long)c.nr[PERF_RECORD_LOST], (unsigned long long)c.total);
+	CHECK(per[0] == 50 && per[1] == 51, "per event %llu %llu", (unsigned long long)per[0],
+	      (unsigned long long)per[1]);
+	CHECK(c.first_time == 5 && c.last_time == 1990, "times %llu..%llu",
+	      (unsigned long long)c.first_time, (unsigned long long)c.last_time);
+	CHECK(c.walk_newest == 3000, "newest %llu", (unsigned long long)c.walk_newest);
+	CHECK(c.lost == 42 && c.bytes == pos, "lost %llu bytes %llu", (unsigned long long)c.lost,
+	      (unsigned long long)c.bytes);
+	/* a second walk adds to the counts; its newest is its own */
+	{
+		u64 s[6] = { 13, 0, 7, 2500, 0, 1 };
+		size_t p2 = put(buf, 0, PERF_RECORD_SAMPLE, s, 6);
+
+		CHECK(counts_walk(&c, per, &m, buf, p2) == 0, "second walk");
+		CHECK(per[0] == 51 && c.last_time == 2500 && c.walk_newest == 2500 &&
+		      c.first_time == 5, "after the second walk");
+	}
+	/* a torn record at the end */
+	{
+		u64 s[6] = { 13, 0, 7, 2600, 0, 1 };
+		size_t p3 = put(buf, 0, PERF_RECORD_SAMPLE, s, 6);
+
+		CHECK(counts_walk(&c, per, &m, buf, p3 - 8) == -EBADMSG, "torn record");
+	}
+	idmap_free(&m);
+	return 0;
+}
+
+int main(void)
+{
+	tap_run("counts_walk: counts, events, times, lost", test_walk);
+	return tap_done();
+}
