@@ -10,10 +10,13 @@
  * granule, so the byte is poisoned whatever the slab rounds the size to.
  */
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
-/* Volatile: the compiler must not see that the index is out of range. */
-static volatile size_t pr_kasan_len = 13;
+/* A parameter, so that the compiler cannot see the index is out of range. */
+static uint pr_kasan_len = 13;
+module_param_named(len, pr_kasan_len, uint, 0444);
+MODULE_PARM_DESC(len, "size of the buffer written one byte past its end");
 
 static int __init pr_kasan_control_init(void)
 {

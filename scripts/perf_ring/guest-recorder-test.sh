@@ -200,6 +200,12 @@ else
 	# online has its samples, and none while it was offline.
 	perf-ring record -a -e cpu-clock -c 1000000 -o $d/hp-3.data > $d/hp-3.out 2>&1 &
 	pid=$!
+	# The first online interval starts when perf-ring records, which
+	# on a slow kernel (KCSAN under TCG) is well after it was started.
+	for _ in $(seq 100); do
+		[ -s $d/hp-3.data ] && break
+		usleep 100000
+	done
 	check "hotplug -a x3: cpu 1 goes offline and comes back three times" cycle3
 	kill -INT $pid
 	wait $pid

@@ -91,7 +91,7 @@ if [ ! -d "$tree/.git" ]; then
 	src=$origin
 	# A control tree and its flavour's tree differ in a few files only.
 	for s in pre post upstream; do
-		for f in "$(pr_flavour)" "$(CONTROL= pr_flavour)" "$(CONTROL=1 pr_flavour)"; do
+		for f in "$(pr_flavour)" "$(CONTROL='' pr_flavour)" "$(CONTROL=1 pr_flavour)"; do
 			if [ -f "$kdir/$s$f/vmlinux" ]; then src=$kdir/$s$f; break 2; fi
 		done
 	done

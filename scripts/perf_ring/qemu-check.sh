@@ -15,6 +15,8 @@ export QEMU_APPEND=${QEMU_APPEND:-perf_ring.scale=0.1}
 case $(pr_flavour) in
 -kcsan*) QEMU_APPEND="$QEMU_APPEND perf_ring.pause_stress=${PAUSE_STRESS_SECONDS:-20}" ;;
 esac
+[ "${CONTROL:-}" != 1 ] || [ -n "$(pr_flavour)" ] ||
+	pr_die "CONTROL=1: the negative controls are for DEBUG=1 (KASAN) or DEBUG=kcsan"
 # FAULTS=1 (debug flavour): the fault-injection run (guest-faults.sh).
 # loglevel=6 shows each failure's "FAULT_INJECTION" line, so that
 # fault_count.py can count the failures and take their traces out of the
