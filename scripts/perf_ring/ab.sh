@@ -345,6 +345,6 @@ python3 "$PR_ROOT/scripts/perf_ring/ab-report.py" --out "$out" \
 	--name "$name" --run "$run" --n "$n" --periods "$periods" --reps "$reps" ${per:+--per "$per"} \
 	--a-label "$label_A" --a-what "$what_A" --a-tree "$tree_A" \
 	--b-label "$label_B" --b-what "$what_B" --b-tree "$tree_B" \
-	--command "make ab A=$spec_a B=$spec_b RUN='$run' N=$n${frag:+ CONFIG=${frag#"$PR_ROOT"/}}${bin:+ AB_BIN=${bin#"$PR_ROOT"/}}${per:+ PER=$per}" \
+	--command "${AB_PERIODS:+AB_PERIODS='$periods' }${AB_REPS:+AB_REPS=$reps }make ab A=$spec_a B=$spec_b RUN='$run' N=$n${frag:+ CONFIG=${frag#"$PR_ROOT"/}}${bin:+ AB_BIN=${bin#"$PR_ROOT"/}}${per:+ PER=$per}" \
 	--build "$PR_BUILD"
 pr_log "ab: done in $(pr_elapsed "$t_all"); report in ${out#"$PR_ROOT"/}/report.md"
