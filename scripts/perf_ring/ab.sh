@@ -311,7 +311,8 @@ for side in A B; do
 			"$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$t" ab "$log" "${AB_TIMEOUT:-3600}" >/dev/null
 		if grep -q AB_RUN_FAILED "$log"; then
 			{
-				echo "RUN failed in the guest ($side, $t, boot $boot): $(grep -a AB_RUN_FAILED "$log" | tr -d '\r')"
+				st=$(grep -a -e '^AB_WARM ' -e '^AB_EMPTY ' -e '^AB_RUN ' "$log" | tail -n1 | sed -n 's/.* rc=\([0-9]*\) .*/\1/p')
+				echo "RUN failed in the guest ($side, $t, boot $boot): exit status ${st:-unknown}"
 				echo "its output:"
 				grep -a '^AB_OUT ' "$log" | tr -d '\r' | sed 's/^AB_OUT /  /'
 			} >&2
