@@ -135,7 +135,8 @@ apply_check() {
 
 # tree_commit LABEL SRC: SRC's files as a commit on the base, refs/ab/LABEL.
 tree_commit() {
-	local label=$1 src=$2 idx=$scratch/index-$label tree commit
+	local label=$1 src=$2 tree commit idx
+	idx=$scratch/index-$label
 	need_origin base
 	if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
 		# A git work tree: its tracked and untracked files, not what
@@ -214,6 +215,8 @@ resolve() {
 	printf -v "what_$side" '%s' "$what"
 }
 
+# resolve sets these (printf -v).
+label_A='' tree_A='' what_A='' label_B='' tree_B='' what_B=''
 resolve A "$spec_a"
 resolve B "$spec_b"
 [ "$label_A" != "$label_B" ] || { label_A=$label_A-A; label_B=$label_B-B; }
@@ -231,7 +234,7 @@ pr_log "ab: RUN = $run, $n runs per boot, 2 boots per kernel; report in ${out#"$
 # refs/ab/TREE, copied from a built tree with the same config when there is
 # one so that only what differs is compiled.
 prepare_tree() {
-	local t=$1 dir=$kdir/$1 src= c
+	local t=$1 dir=$kdir/$1 src='' c
 	if [ ! -d "$dir/.git" ]; then
 		for c in "$kdir"/ab-*; do
 			[ -f "$c/vmlinux" ] && [ "$(cat "$c/.perf_ring-ab-config" 2>/dev/null)" = "$fsum" ] &&
