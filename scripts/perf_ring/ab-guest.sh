@@ -3,14 +3,15 @@
 #
 # ab-guest.sh: the guest side of make ab (scripts/perf_ring/ab.sh), run by
 # /init in perf_ring.mode=ab under QEMU -icount on one vCPU. /ab/run holds
-# RUN, /ab/conf sets AB_N and AB_PERIOD. Everything goes to the console:
+# RUN, /ab/conf sets AB_N, AB_PERIODS and AB_REPS. Everything goes to the console:
 #
 #   AB_WARM/AB_EMPTY/AB_RUN lines   from ab-timer, one per run
 #   AB_WARMOUT lines                the first lines RUN printed
 #   AB_RUN_FAILED rc=RC             RUN failed; AB_OUT lines hold its output
 #   AB_PERF_BEGIN ... AB_PERF_END   base64 of a tar.gz: perf-ring's
-#                                   recording of one RUN (cpu-clock, period
-#                                   AB_PERIOD ns = instructions) and the
+#                                   recording of AB_REPS RUNs (a cpu-clock event
+#                                   per period of AB_PERIODS, in ns =
+#                                   instructions) and the
 #                                   kernel's kallsyms in its build-id cache
 . /ab/conf
 run=$(cat /ab/run)
@@ -29,7 +30,7 @@ until grep -q 'hres_active.*: 1' /proc/timer_list 2>/dev/null || [ $i -ge 100 ];
 done
 grep -q 'hres_active.*: 1' /proc/timer_list 2>/dev/null ||
 	echo "AB_RECORD high resolution timers are not active: cpu-clock samples once a tick"
-echo "AB_BEGIN release=$(uname -r) n=$AB_N period=$AB_PERIOD"
+echo "AB_BEGIN release=$(uname -r) n=$AB_N periods=$AB_PERIODS"
 
 failed() {
 	echo "AB_RUN_FAILED rc=$1 what=$2"
@@ -45,10 +46,19 @@ head -n 20 /tmp/ab.out | head -c 4096 | sed 's/^/AB_WARMOUT /'
 /ab/ab-timer RUN "$AB_N" /tmp/ab.out sh -c "$run" || failed $? run
 
 # One more run under perf-ring: cpu-clock is an hrtimer, and under -icount
-# it fires every AB_PERIOD instructions, at the same instructions each boot.
+# it fires every period instructions, at the same instructions each boot.
+# One period alone would sample a tight loop at a few places only (the
+# same phase comes back every sample); events of several periods, whose
+# interrupts also shift each other, spread the samples over the loop.
 rm -rf /tmp/ab-cache /tmp/ab.data
-PERF_BUILDID_DIR=/tmp/ab-cache perf-ring record -e cpu-clock -c "$AB_PERIOD" \
-	-o /tmp/ab.data -- sh -c "$run" > /tmp/ab.out 2>&1 || failed $? record
+evs=
+for p in $AB_PERIODS; do evs="$evs -e cpu-clock/period=$p/"; done
+# RUN AB_REPS times in the one recording: more samples, the same per run.
+printf '%s\n' 'run=$(cat /ab/run)' 'i=0' 'while [ "$i" -lt "$1" ]; do' \
+	'	sh -c "$run" || exit' '	i=$((i + 1))' 'done' > /tmp/ab-reps.sh
+# shellcheck disable=SC2086
+PERF_BUILDID_DIR=/tmp/ab-cache perf-ring record $evs \
+	-o /tmp/ab.data -- sh /tmp/ab-reps.sh "$AB_REPS" > /tmp/ab.out 2>&1 || failed $? record
 grep -i -e lost -e error /tmp/ab.out | sed 's/^/AB_RECORD /'
 perf-ring report -i /tmp/ab.data 2>&1 | sed 's/^/AB_REPORT /'
 # The host has every user binary; only the kernel's symbols must travel.

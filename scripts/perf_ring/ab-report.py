@@ -132,30 +132,38 @@ def kallsyms_of(cache):
 
 
 def samples_of(data):
-    """(comm, ip) of every sample in a recording, from perf script (no symbols)."""
-    r = subprocess.run(['perf', 'script', '-i', data, '-F', 'comm,ip'],
+    """(event, comm, ip, period) of every sample in a recording, from perf script (no symbols)."""
+    r = subprocess.run(['perf', 'script', '-i', data, '-F', 'event,comm,ip,period'],
                        capture_output=True, text=True)
     if r.returncode:
         sys.exit('ab-report: perf script -i %s failed:\n%s' % (data, r.stderr))
     out = []
     for line in r.stdout.splitlines():
-        p = line.split()
-        if len(p) >= 2:
-            out.append((' '.join(p[:-1]), int(p[-1], 16)))
+        m = re.match(r'^\s*(.*?)\s+(\d+)\s+(\S+):\s+([0-9a-f]+)\s*$', line)
+        if m:
+            out.append((m.group(3), m.group(1), int(m.group(4), 16), int(m.group(2))))
     return out
 
 
-def profile(d):
-    """perf-ring's recording in directory d, as samples per symbol."""
+def profile(d, scale):
+    """perf-ring's recording in directory d: instructions and samples per
+    symbol over every event, divided by scale (events x runs recorded: each
+    event counts every run), and samples per symbol of the first event."""
     addrs, names, bid = kallsyms_of(os.path.join(d, 'ab-cache'))
-    c = Counter()
-    for comm, ip in samples_of(os.path.join(d, 'ab.data')):
+    ins, cnt, first = Counter(), Counter(), Counter()
+    ev0 = None
+    for ev, comm, ip, period in samples_of(os.path.join(d, 'ab.data')):
         if ip >= 0xffff800000000000:
             i = bisect.bisect_right(addrs, ip) - 1
-            c[names[i] if i >= 0 else '[kernel] unknown'] += 1
+            k = names[i] if i >= 0 else '[kernel] unknown'
         else:
-            c['[user] ' + comm] += 1
-    return c, bid
+            k = '[user] ' + comm
+        ins[k] += period / scale
+        cnt[k] += 1
+        ev0 = ev0 or ev
+        if ev == ev0:
+            first[k] += 1
+    return ins, cnt, first, ev0
 
 
 PERF_DIFF = re.compile(r'^\s*(?:([\d.]+)%)?\s+(?:([+-][\d.]+)%)?\s+(\S+)\s+\[(\S)\]\s+(\S+)')
@@ -173,7 +181,8 @@ def main():
               'b-label', 'b-what', 'b-tree'):
         ap.add_argument('--' + o, required=True)
     ap.add_argument('--n', type=int, required=True)
-    ap.add_argument('--period', type=int, required=True)
+    ap.add_argument('--periods', required=True)
+    ap.add_argument('--reps', type=int, default=1)
     ap.add_argument('--per', type=int)
     args = ap.parse_args()
     out = args.out
@@ -292,48 +301,56 @@ def main():
 
     # ---- profile ----
     prof = {}
+    periods = args.periods.split()
+    scale = len(periods) * args.reps
     for s in 'AB':
-        c1, bid = profile(os.path.join(out, s + '-1'))
-        c2, _ = profile(os.path.join(out, s + '-2'))
-        prof[s] = (c1, c2, bid)
-    P = args.period
+        prof[s] = (profile(os.path.join(out, s + '-1'), scale), profile(os.path.join(out, s + '-2'), scale))
     w('## Where the difference went: perf-ring\'s profile')
     w('')
-    w('One more RUN in each boot under `perf-ring record -e cpu-clock -c %d`: a sample every '
-      '%s instructions, so samples x %s = instructions. Kernel samples are named from the '
-      'guest\'s own kallsyms (which perf-ring puts in its build-id cache); user samples are '
-      'counted by command. Boot 1 of each kernel; boot 2 is compared with it below.' % (P, fmt(P), fmt(P)))
+    w('RUN %d more times in each boot, in one `perf-ring record` with one cpu-clock event per period '
+      '(%s instructions): under -icount each fires every period instructions, so a sample stands '
+      'for its period in instructions; each event counts the whole run, so the instructions below '
+      'are the sum of periods divided by the events and the runs: per run, with the sampling\'s own '
+      'cost in it. One fixed period alone would sample a tight loop at a few '
+      'places only; several, whose interrupts shift each other, spread the samples. Kernel samples '
+      'are named from the guest\'s own kallsyms (which perf-ring puts in its build-id cache); user '
+      'samples are counted by command. Boot 1 of each kernel; boot 2 is compared with it below. '
+      'Samples taken while interrupts were disabled land where they are enabled again (skid: '
+      'Documentation/benchmarks/perf_ring_ab.rst).' % (args.reps, ', '.join(periods)))
     w('')
-    ca, cb = prof['A'][0], prof['B'][0]
-    ta, tb = sum(ca.values()), sum(cb.values())
-    keys = sorted(set(ca) | set(cb), key=lambda k: (-abs(cb[k] - ca[k]), -(ca[k] + cb[k]), k))
-    w('| symbol | A samples | A instructions | A share | B samples | B instructions | B share | delta, instructions | delta, share |')
-    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
-    shown = [k for k in keys if ca[k] != cb[k]][:15]
-    shown += [k for k in sorted(keys, key=lambda k: -(ca[k] + cb[k])) if k not in shown][:max(0, 25 - len(shown))]
-    for k in shown:
-        w('| %s | %d | %s | %.2f%% | %d | %s | %.2f%% | %+d | %+.2f pp |' % (
-            k, ca[k], fmt(ca[k] * P), 100 * ca[k] / ta, cb[k], fmt(cb[k] * P), 100 * cb[k] / tb,
-            (cb[k] - ca[k]) * P, 100 * (cb[k] / tb - ca[k] / ta)))
-    w('| **total** | %d | %s | 100%% | %d | %s | 100%% | %+d | |' % (ta, fmt(ta * P), tb, fmt(tb * P), (tb - ta) * P))
+    ia, ca, fa, ev0 = prof['A'][0]
+    ib, cb, fb, _ = prof['B'][0]
+    ta, tb = sum(ia.values()), sum(ib.values())
+    keys = sorted(set(ia) | set(ib), key=lambda k: (-abs(ib[k] - ia[k]), -(ia[k] + ib[k]), k))
+    w('| symbol | A samples | A instructions | A share | B samples | B instructions | B share | delta, instructions | delta%s | delta, share |'
+      % (' per call' if per else ''))
+    w('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for k in keys[:25]:
+        dk = ib[k] - ia[k]
+        w('| %s | %d | %s | %.2f%% | %d | %s | %.2f%% | %+.0f | %s | %+.2f pp |' % (
+            k, ca[k], fmt(ia[k]), 100 * ia[k] / ta, cb[k], fmt(ib[k]), 100 * ib[k] / tb,
+            dk, ('%+.3f' % (dk / per)) if per else '', 100 * (ib[k] / tb - ia[k] / ta)))
+    w('| **total** | %d | %s | 100%% | %d | %s | 100%% | %+.0f | %s | |' % (
+        sum(ca.values()), fmt(ta), sum(cb.values()), fmt(tb), tb - ta,
+        ('%+.3f' % ((tb - ta) / per)) if per else ''))
     w('')
-    moved = [k for k in keys if ca[k] != cb[k]]
+    moved = [k for k in keys if ia[k] != ib[k]]
     if moved:
         k = moved[0]
-        w('Largest change: **%s**, %+d samples = %+s instructions per run%s.' % (
-            k, cb[k] - ca[k], fmt((cb[k] - ca[k]) * P),
-            (' (%+.3f per call)' % ((cb[k] - ca[k]) * P / per)) if per else ''))
+        w('Largest change: **%s**, %s instructions per run%s.' % (
+            k, fmt(ib[k] - ia[k]), (' (%+.3f per call)' % ((ib[k] - ia[k]) / per)) if per else ''))
     else:
-        w('No symbol changed its sample count.')
+        w('No symbol changed.')
     w('')
     for s in 'AB':
-        c1, c2, _ = prof[s]
+        c1, c2 = prof[s][0][0], prof[s][1][0]
         diff = {k: c2[k] - c1[k] for k in set(c1) | set(c2) if c2[k] != c1[k]}
         if not diff:
-            w('- %s: the two boots\' profiles are identical (%d samples, same symbols, same counts).' % (s, sum(c1.values())))
+            w('- %s: the two boots\' profiles are identical (%d samples, same symbols, same counts).'
+              % (s, sum(prof[s][0][1].values())))
         else:
-            w('- %s: the two boots\' profiles differ in %d symbols, by at most %d samples.' % (
-                s, len(diff), max(abs(v) for v in diff.values())))
+            w('- %s: the two boots\' profiles differ in %d symbols, by at most %s instructions.' % (
+                s, len(diff), fmt(max(abs(v) for v in diff.values()))))
     for s in 'AB':
         for n in st[s]['notes']:
             w('- %s: perf-ring said: %s' % (s, n))
@@ -358,14 +375,27 @@ def main():
         w(pd_err.strip()[-2000:])
         w('```')
     else:
+        # perf diff prints a table per event: show the first one.
+        first_tab, inside = [], False
+        for l in pd_out.splitlines():
+            if l.startswith('# Event '):
+                if inside:
+                    break
+                inside = True
+            if inside and (not l.startswith('#') or 'Baseline' in l) and l.strip():
+                first_tab.append(l)
+        rows = [l for l in first_tab if not l.startswith('#')]
+        w('The table of the first event, %s (perf diff prints one per event; all in perf-diff.txt):' % ev0)
+        w('')
         w('```')
-        head = [l for l in pd_out.splitlines() if l.startswith('# ') and 'Baseline' in l]
-        for l in head + rows[:25]:
+        for l in first_tab[:26]:
             w(l)
         w('```')
         w('')
-        # Check perf diff's baseline shares against perf-ring's table.
-        kern = {k: v for k, v in ca.items() if not k.startswith('[')}
+        # Check perf diff's baseline shares (its first event) against
+        # perf-ring's samples of that event.
+        kern = {k: v for k, v in fa.items() if not k.startswith('[')}
+        ta = sum(fa.values())
         agree, checked, worst = 0, 0, 0.0
         for l in rows:
             m = PERF_DIFF.match(l)
@@ -380,6 +410,9 @@ def main():
             agree += e < 0.015
         w('Check: perf diff\'s baseline share of %d kernel symbols against perf-ring\'s table: '
           '%d agree to within 0.01 pp (largest gap %.3f pp).' % (checked, agree, worst))
+        w('')
+        w('perf diff\'s rows are shares of each recording\'s samples, perf-ring\'s table above is '
+          'instructions; a symbol the change made more expensive shows in both.')
     w('')
     w('## Limits')
     w('')

@@ -20,9 +20,11 @@
 #   AB_BIN    a static binary put into the guest's /usr/bin
 #   PER       divide the figures by PER as well (e.g. the calls RUN makes)
 #   NAME      the report's name (default: A-vs-B from the two labels)
-#   AB_PERIOD cpu-clock sampling period in instructions (default 10007, a
-#             prime, so that no loop shorter than it aliases with it; the
-#             kernel makes any cpu-clock period below 10 us 10 us)
+#   AB_PERIODS cpu-clock sampling periods in instructions, one cpu-clock
+#             event each, recorded together (default 8 periods from 10007
+#             to 17011: one fixed period samples a loop at a handful of
+#             places only; the kernel makes any period below 10 us 10 us)
+#   AB_REPS   runs of RUN in the recording (default 5): more samples
 #   AB_CHECK_ONLY=1  check the input and print the plan, build nothing
 #
 # Everything the user gives is checked before any build: the kernel names,
@@ -34,7 +36,8 @@ set -euo pipefail
 # Read the inputs, then clear them: A, B, N, RUN and CONFIG are also names
 # a kernel build or QEMU might read from the environment.
 spec_a=${A:-} spec_b=${B:-} run=${RUN:-} n=${N:-10} frag=${CONFIG:-}
-bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} period=${AB_PERIOD:-10007}
+bin=${AB_BIN:-} per=${PER:-} name=${NAME:-} periods=${AB_PERIODS:-10007 11003 12007 13001 14009 15013 16007 17011}
+reps=${AB_REPS:-5}
 check_only=${AB_CHECK_ONLY:-}
 unset A B N RUN CONFIG NAME PER
 export DEBUG=
@@ -46,8 +49,12 @@ $usage"
 [ -n "$run" ] || pr_die "RUN= is needed: the command to time in the guest
 $usage"
 case "$n" in ''|*[!0-9]*|0) pr_die "N=$n: give a number of runs, 1 or more" ;; esac
-case "$period" in ''|*[!0-9]*|0) pr_die "AB_PERIOD=$period: give a period in instructions" ;; esac
-[ "$period" -ge 10000 ] || pr_die "AB_PERIOD=$period: the kernel makes cpu-clock periods below 10000 ns (= instructions here) 10000"
+for p in $periods; do
+	case "$p" in ''|*[!0-9]*|0) pr_die "AB_PERIODS=$periods: give periods in instructions" ;; esac
+	[ "$p" -ge 10000 ] || pr_die "AB_PERIODS: $p: the kernel makes cpu-clock periods below 10000 ns (= instructions here) 10000"
+done
+[ -n "$periods" ] || pr_die "AB_PERIODS is empty"
+case "$reps" in ''|*[!0-9]*|0) pr_die "AB_REPS=$reps: give a number of runs to record, 1 or more" ;; esac
 case "$per" in '') ;; *[!0-9]*|0*) pr_die "PER=$per: give a positive count" ;; esac
 
 if [ -n "$frag" ]; then
@@ -128,7 +135,8 @@ apply_check() {
 
 # tree_commit LABEL SRC: SRC's files as a commit on the base, refs/ab/LABEL.
 tree_commit() {
-	local label=$1 src=$2 idx=$scratch/index-$label tree commit
+	local label=$1 src=$2 tree commit idx
+	idx=$scratch/index-$label
 	need_origin base
 	if [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]; then
 		# A git work tree: its tracked and untracked files, not what
@@ -207,6 +215,8 @@ resolve() {
 	printf -v "what_$side" '%s' "$what"
 }
 
+# resolve sets these (printf -v).
+label_A='' tree_A='' what_A='' label_B='' tree_B='' what_B=''
 resolve A "$spec_a"
 resolve B "$spec_b"
 [ "$label_A" != "$label_B" ] || { label_A=$label_A-A; label_B=$label_B-B; }
@@ -224,7 +234,7 @@ pr_log "ab: RUN = $run, $n runs per boot, 2 boots per kernel; report in ${out#"$
 # refs/ab/TREE, copied from a built tree with the same config when there is
 # one so that only what differs is compiled.
 prepare_tree() {
-	local t=$1 dir=$kdir/$1 src= c
+	local t=$1 dir=$kdir/$1 src='' c
 	if [ ! -d "$dir/.git" ]; then
 		for c in "$kdir"/ab-*; do
 			[ -f "$c/vmlinux" ] && [ "$(cat "$c/.perf_ring-ab-config" 2>/dev/null)" = "$fsum" ] &&
@@ -276,7 +286,7 @@ rm -f "$out"/*.log
 gcc -Wall -Wextra -Werror -O2 -static -o "$out/ab-timer" "$PR_ROOT/scripts/perf_ring/ab-timer.c" ||
 	pr_die "ab: scripts/perf_ring/ab-timer.c failed to build"
 printf '%s\n' "$run" > "$out/run"
-printf 'AB_N=%s\nAB_PERIOD=%s\n' "$n" "$period" > "$out/conf"
+printf 'AB_N=%s\nAB_PERIODS="%s"\nAB_REPS=%s\n' "$n" "$periods" "$reps" > "$out/conf"
 {
 	echo "dir /ab 0755 0 0"
 	echo "file /ab/ab-guest.sh $PR_ROOT/scripts/perf_ring/ab-guest.sh 0755 0 0"
@@ -304,7 +314,8 @@ for side in A B; do
 			"$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$t" ab "$log" "${AB_TIMEOUT:-3600}" >/dev/null
 		if grep -q AB_RUN_FAILED "$log"; then
 			{
-				echo "RUN failed in the guest ($side, $t, boot $boot): $(grep -a AB_RUN_FAILED "$log" | tr -d '\r')"
+				st=$(grep -a -e '^AB_WARM ' -e '^AB_EMPTY ' -e '^AB_RUN ' "$log" | tail -n1 | sed -n 's/.* rc=\([0-9]*\) .*/\1/p')
+				echo "RUN failed in the guest ($side, $t, boot $boot): exit status ${st:-unknown}"
 				echo "its output:"
 				grep -a '^AB_OUT ' "$log" | tr -d '\r' | sed 's/^AB_OUT /  /'
 			} >&2
@@ -335,9 +346,9 @@ for f in /bin/busybox "$rec/perf-ring" "$rec/close-loop" "$out/ab-timer" ${bin:+
 		pr_log "ab: warning: perf buildid-cache -a $f failed; its symbols will not resolve"
 done
 python3 "$PR_ROOT/scripts/perf_ring/ab-report.py" --out "$out" \
-	--name "$name" --run "$run" --n "$n" --period "$period" ${per:+--per "$per"} \
+	--name "$name" --run "$run" --n "$n" --periods "$periods" --reps "$reps" ${per:+--per "$per"} \
 	--a-label "$label_A" --a-what "$what_A" --a-tree "$tree_A" \
 	--b-label "$label_B" --b-what "$what_B" --b-tree "$tree_B" \
-	--command "make ab A=$spec_a B=$spec_b RUN='$run' N=$n${frag:+ CONFIG=${frag#"$PR_ROOT"/}}${bin:+ AB_BIN=${bin#"$PR_ROOT"/}}${per:+ PER=$per}" \
+	--command "${AB_PERIODS:+AB_PERIODS='$periods' }${AB_REPS:+AB_REPS=$reps }make ab A=$spec_a B=$spec_b RUN='$run' N=$n${frag:+ CONFIG=${frag#"$PR_ROOT"/}}${bin:+ AB_BIN=${bin#"$PR_ROOT"/}}${per:+ PER=$per}" \
 	--build "$PR_BUILD"
 pr_log "ab: done in $(pr_elapsed "$t_all"); report in ${out#"$PR_ROOT"/}/report.md"
