@@ -69,7 +69,26 @@ run_check() {
 	# series' last patch), run by the kselftest runner.
 	if [ -x /kselftest/run_kselftest.sh ]; then
 		i=$((i + 1))
-		( cd /kselftest && ./run_kselftest.sh 2>&1 ) > "$scratch/kselftest.log"
+		# Upstream's remove_on_exec opens PERF_COUNT_HW_INSTRUCTIONS and
+		# fails (it does not skip) without a hardware PMU, which QEMU's
+		# TCG does not emulate: leave it out there, and say so.
+		set --
+		for t in $(cat /kselftest/kselftest-list.txt); do
+			if [ "$t" = perf_events:remove_on_exec ] &&
+			   [ ! -d /sys/bus/event_source/devices/cpu ]; then
+				echo "# $t: not run: no hardware PMU (no /sys/bus/event_source/devices/cpu)"
+				continue
+			fi
+			set -- "$@" -t "$t"
+		done
+		( cd /kselftest && ./run_kselftest.sh --per-test-log "$@" 2>&1 ) > "$scratch/kselftest.log"
+		# --per-test-log: each test's output in /tmp/<test>
+		for t in $(cat /kselftest/kselftest-list.txt 2>/dev/null); do
+			f=/tmp/${t#*:}
+			[ -f "$f" ] || continue
+			echo "# $t:"
+			sed 's/^/# /' "$f"
+		done
 		sed 's/^/# /' "$scratch/kselftest.log"
 		if grep -q '^ok ' "$scratch/kselftest.log" &&
 		   ! grep -q 'not ok' "$scratch/kselftest.log"; then

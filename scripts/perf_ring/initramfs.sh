@@ -46,12 +46,13 @@ if [ -f "$st/Makefile" ]; then
 		pr_die "$kernel: the selftests failed to build static"
 fi
 
-# The series' last patch puts the same tests in the kernel's own layout:
-# where the tree has them, build and install them the kselftest way
-# (make -C tools/testing/selftests TARGETS=perf_events install); the
-# guest runs them with the installed run_kselftest.sh, which is what
-# "make run_tests" runs.
-if [ -f "$tree/tools/testing/selftests/perf_events/perf_ring_lib.c" ]; then
+# The series' last patch puts the same tests in the kernel's own layout,
+# beside upstream's perf_events tests: build and install that directory
+# the kselftest way (make -C tools/testing/selftests TARGETS=perf_events
+# install); the guest runs it with the installed run_kselftest.sh, which
+# is what "make run_tests" runs. PRE and UPSTREAM have upstream's tests
+# only.
+if [ -f "$tree/tools/testing/selftests/perf_events/Makefile" ]; then
 	make -s -C "$tree/tools/testing/selftests" TARGETS=perf_events CC="$cc" LDFLAGS=-static \
 		INSTALL_PATH="$work/kselftest" install >"$work/kselftest.log" 2>&1 ||
 		{ tail -n 20 "$work/kselftest.log" >&2; pr_die "$kernel: tools/testing/selftests TARGETS=perf_events failed to build"; }
