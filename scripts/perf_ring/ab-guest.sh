@@ -15,7 +15,7 @@
 #                                   kernel's kallsyms in its build-id cache
 . /ab/conf
 run=$(cat /ab/run)
-cd /tmp || exit 1
+cd /ab || exit 1
 # Address-space randomisation would give each run its own page layout and
 # so its own count of page faults and page-table pages; the A/B wants runs
 # that repeat.
@@ -34,36 +34,36 @@ echo "AB_BEGIN release=$(uname -r) n=$AB_N periods=$AB_PERIODS"
 
 failed() {
 	echo "AB_RUN_FAILED rc=$1 what=$2"
-	head -c 8192 /tmp/ab.out | sed 's/^/AB_OUT /'
+	head -c 8192 /ab/run.out | sed 's/^/AB_OUT /'
 	exit 0
 }
 
 # The first run fills the page cache and the dentry cache; it is not counted.
-/ab/ab-timer WARM 1 /tmp/ab.out sh -c "$run" || failed $? run
-head -n 20 /tmp/ab.out | head -c 4096 | sed 's/^/AB_WARMOUT /'
+/ab/ab-timer WARM 1 /ab/run.out sh -c "$run" || failed $? run
+head -n 20 /ab/run.out | head -c 4096 | sed 's/^/AB_WARMOUT /'
 # The shell alone: what "sh -c" costs around RUN.
-/ab/ab-timer EMPTY "$AB_N" /tmp/ab.out sh -c : || failed $? empty
-/ab/ab-timer RUN "$AB_N" /tmp/ab.out sh -c "$run" || failed $? run
+/ab/ab-timer EMPTY "$AB_N" /ab/run.out sh -c : || failed $? empty
+/ab/ab-timer RUN "$AB_N" /ab/run.out sh -c "$run" || failed $? run
 
 # One more run under perf-ring: cpu-clock is an hrtimer, and under -icount
 # it fires every period instructions, at the same instructions each boot.
 # One period alone would sample a tight loop at a few places only (the
 # same phase comes back every sample); events of several periods, whose
 # interrupts also shift each other, spread the samples over the loop.
-rm -rf /tmp/ab-cache /tmp/ab.data
+rm -rf /ab/ab-cache /ab/ab.data
 evs=
 for p in $AB_PERIODS; do evs="$evs -e cpu-clock/period=$p/"; done
 # RUN AB_REPS times in the one recording: more samples, the same per run.
 printf '%s\n' 'run=$(cat /ab/run)' 'i=0' 'while [ "$i" -lt "$1" ]; do' \
-	'	sh -c "$run" || exit' '	i=$((i + 1))' 'done' > /tmp/ab-reps.sh
+	'	sh -c "$run" || exit' '	i=$((i + 1))' 'done' > /ab/ab-reps.sh
 # shellcheck disable=SC2086
-PERF_BUILDID_DIR=/tmp/ab-cache perf-ring record $evs \
-	-o /tmp/ab.data -- sh /tmp/ab-reps.sh "$AB_REPS" > /tmp/ab.out 2>&1 || failed $? record
-grep -i -e lost -e error /tmp/ab.out | sed 's/^/AB_RECORD /'
-perf-ring report -i /tmp/ab.data 2>&1 | sed 's/^/AB_REPORT /'
+PERF_BUILDID_DIR=/ab/ab-cache perf-ring record $evs \
+	-o /ab/ab.data -- sh /ab/ab-reps.sh "$AB_REPS" > /ab/run.out 2>&1 || failed $? record
+grep -i -e lost -e error /ab/run.out | sed 's/^/AB_RECORD /'
+perf-ring report -i /ab/ab.data 2>&1 | sed 's/^/AB_REPORT /'
 # The host has every user binary; only the kernel's symbols must travel.
 (
-	cd /tmp/ab-cache || exit 1
+	cd /ab/ab-cache || exit 1
 	for f in * .build-id/*/*; do
 		case "$f" in
 		'[kernel.kallsyms]'|.build-id) ;;
@@ -73,5 +73,5 @@ perf-ring report -i /tmp/ab.data 2>&1 | sed 's/^/AB_REPORT /'
 	done
 )
 echo "AB_PERF_BEGIN"
-tar -C /tmp -cf - ab.data ab-cache | gzip -1 | base64
+tar -C /ab -cf - ab.data ab-cache | gzip -1 | base64
 echo "AB_PERF_END"

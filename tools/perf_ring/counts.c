@@ -122,6 +122,17 @@ static int cached_find(struct id_cache *k, const struct idmap *m, u64 id)
 	return e;
 }
 
+/* A sample's time into the walk's span: first, last, and the newest seen. */
+static inline void span_add(u64 t, u64 *first, u64 *last, u64 *newest)
+{
+	if (!*first || t < *first)
+		*first = t;
+	if (t > *last)
+		*last = t;
+	if (t > *newest)
+		*newest = t;
+}
+
 int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *buf, size_t len)
 {
@@ -156,12 +167,7 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 			}
 			if (m->time_off) {
 				t = rd64(rec + m->time_off);
-				if (!first || t < first)
-					first = t;
-				if (t > last)
-					last = t;
-				if (t > newest)
-					newest = t;
+				span_add(t, &first, &last, &newest);
 			}
 			continue;
 		}
@@ -181,12 +187,7 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 			}
 			if (m->time_off && m->time_off + 8 <= h.size) {
 				t = rd64(rec + m->time_off);
-				if (!first || t < first)
-					first = t;
-				if (t > last)
-					last = t;
-				if (t > newest)
-					newest = t;
+				span_add(t, &first, &last, &newest);
 			}
 			continue;
 		}
