@@ -20,6 +20,9 @@
 #      on file mid-recording at a low rate (bench_durable.py)
 #  10. the flight recorder's window with call chains: bytes per sample and
 #      what a 512 KiB buffer holds (bench_window.py)
+#  11. records lost at the default buffer size, unpinned, quiet and beside
+#      CPU-bound tasks: the default reader against the alternatives
+#      (bench_loss_default.py)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -50,7 +53,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable window}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable window loss_default}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

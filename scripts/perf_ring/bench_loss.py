@@ -9,7 +9,9 @@ that time, every time.  Each size is run with the recorder and the workload
 pinned to CPU 0 (as in part 2: the reader runs only when the workload is
 preempted) and unpinned (the scheduler places both).  perf-ring also runs
 with --reader-slice 0, the kernel's default slice for its reader, to show
-what the short slice (tools/perf_ring/prio.c) is worth.  Lost records are
+what the short slice (tools/perf_ring/prio.c) is worth.  Both perf-ring
+columns run a fair reader (-r 0): as root the default reader is SCHED_FIFO,
+and part 11 (bench_loss_default.py) weighs that default.  Lost records are
 the sum of PERF_RECORD_LOST, read back from each file; every file is read
 by perf report --stats as well."""
 
@@ -24,7 +26,7 @@ ROUNDS = int(os.environ.get("BENCH_LOSS_ROUNDS", 1 if QUICK else 5))
 SIZES = ["512K", "2M"] if QUICK else ["512K", "1M", "2M", "4M"]
 PLACES = [("pinned", 0), ("unpinned", None)]
 TOOLS = [("perf -z1", ["perf", "record", "-q", "-z1"]),
-         ("perf-ring -z1", [PERF_RING, "record", "-z1"]),
+         ("perf-ring -z1", [PERF_RING, "record", "-z1", "-r", "0"]),
          ("perf-ring -z1 --reader-slice 0", [PERF_RING, "record", "-z1", "--reader-slice", "0"])]
 
 
@@ -83,8 +85,9 @@ def part():
     text += ("%s close(-1) recorded with `raw_syscalls:*` and -z1 (about %.1f M samples), "
              "each tool's default writer; %d interleaved rounds. pinned: recorder and workload "
              "on CPU 0; unpinned: placed by the scheduler. Per tool: samples lost per run "
-             "(mean), the runs that lost any, and the range. perf-ring's default reader slice "
-             "is 100 us; `--reader-slice 0` leaves the kernel's default.\n\n" %
+             "(mean), the runs that lost any, and the range. perf-ring runs a fair reader (-r 0) "
+             "with its default 100 us slice; `--reader-slice 0` leaves the kernel's default "
+             "(part 11 compares the SCHED_FIFO default).\n\n" %
              (format(N, ","), most / 1e6, ROUNDS))
     head = ["placement", "-m"]
     for tool, _ in TOOLS:

@@ -106,10 +106,10 @@ void record_usage(FILE *f)
 "      --snapshot-pause      pause the buffers (PAUSE_OUTPUT) while copying\n"
 "      --synth-threads N     threads for synthesizing existing threads\n"
 "  -r, --realtime PRIO       read the buffers at SCHED_FIFO priority PRIO (1..99);\n"
-"                            the writer and the command stay SCHED_OTHER\n"
-"      --reader-slice USEC   the reader's fair-scheduler slice, 100..100000 us\n"
-"                            (default 100; 0: the kernel's default; Linux 6.12+;\n"
-"                            not with -r)\n"
+"                            the writer and the command stay SCHED_OTHER; 0: a\n"
+"                            fair reader (default: SCHED_FIFO 1 when permitted)\n"
+"      --reader-slice USEC   a fair reader's slice, 100..100000 us (default 100;\n"
+"                            0: the kernel's default; Linux 6.12+); implies -r 0\n"
 "  -g                        call chains by frame pointers (--call-graph fp)\n"
 "      --call-graph fp|dwarf[,SIZE]|lbr\n"
 "                            call chains: frame pointers, the user stack (SIZE\n"
@@ -238,12 +238,13 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	const char *mmap_arg = NULL, *flush_arg = NULL, *switch_event = NULL;
 	char err[512];
 	int c, ret;
-	bool events_given = false;
+	bool events_given = false, rt_given = false, slice_given = false;
 
 	memset(o, 0, sizeof(*o));
 	o->output = "perf.data";
 	o->aio = 4;
 	o->reader_slice_us = READER_SLICE_US;
+	o->realtime = -1;	/* SCHED_FIFO 1 when permitted (prio.c) */
 	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
 	/* argv[-1] is the program name: the command line perf shows */
 	o->argc = argc + 1;
@@ -378,14 +379,17 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 			o->synth_threads = v;
 			break;
 		case 'r':
-			if (parse_long(arg, 1, 99, &v))
-				return bad("--realtime", arg, "expected a SCHED_FIFO priority 1..99");
+			if (parse_long(arg, 0, 99, &v))
+				return bad("--realtime", arg,
+					   "expected a SCHED_FIFO priority 1..99, or 0");
 			o->realtime = v;
+			rt_given = true;
 			break;
 		case OPT_READER_SLICE:
 			if (parse_long(arg, 0, 100000, &v) || (v && v < 100))
 				return bad("--reader-slice", arg, "expected 0 or 100..100000 microseconds");
 			o->reader_slice_us = v;
+			slice_given = true;
 			break;
 		case 'g':
 			o->callgraph = CALLGRAPH_FP;
@@ -455,6 +459,13 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "perf-ring record: -D/--delay needs a command: it counts from its start\n");
 		return -EINVAL;
 	}
+	if (slice_given && o->realtime > 0) {
+		fprintf(stderr, "perf-ring record: --reader-slice is a fair reader's, not with "
+			"-r %d (SCHED_FIFO)\n", o->realtime);
+		return -EINVAL;
+	}
+	if (slice_given && !rt_given)
+		o->realtime = 0;	/* a slice asked for: a fair reader */
 	if (!events_given) {
 		ret = events_parse("cpu-clock", &o->events, err, sizeof(err));
 		if (ret) {

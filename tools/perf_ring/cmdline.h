@@ -37,7 +37,7 @@ struct record_opts {
 	u64 snapshot_min_interval_ms;
 	bool snapshot_pause;
 	int synth_threads;
-	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0 = off */
+	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0: fair, -1: 1 if permitted */
 	unsigned int reader_slice_us;	/* the reader's EEVDF slice, 0 = default */
 	int callgraph;		/* -g, --call-graph: enum record_callgraph */
 	u32 stack_dump;		/* --call-graph dwarf,SIZE: user stack bytes */

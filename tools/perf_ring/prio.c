@@ -16,12 +16,19 @@
  * buffer fills in about 6 ms of close(-1).  Older kernels ignore
  * sched_runtime for fair tasks.
  *
- * -r asks for SCHED_FIFO instead, as perf record -r does.  A reader started
- * under another policy (chrt) keeps it: the slice is for SCHED_OTHER only.
+ * -r asks for SCHED_FIFO instead, as perf record -r does.  Without -r the
+ * reader takes SCHED_FIFO priority 1 when it may (root, CAP_SYS_NICE or an
+ * RLIMIT_RTPRIO that allows it), and the slice when it may not: a fair
+ * reader still loses records when other tasks hold its CPU for a few
+ * milliseconds, a FIFO one does not (bench/results/loss-default.md).  Its
+ * CPU time is what copying the records costs, so priority 1 does not take
+ * a CPU from anyone for longer than that.  -r 0 keeps the reader fair.
+ * A reader started under another policy (chrt) keeps it.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -68,42 +75,82 @@ static int set_attr(const struct pr_sched_attr *a)
 	return 0;
 }
 
-int prio_reader(int rt_prio, unsigned int slice_us, const char **slice_note)
+static char note[96];
+
+static bool fair(const struct pr_sched_attr *a)
 {
-	struct pr_sched_attr a;
+	return a->sched_policy == SCHED_OTHER || a->sched_policy == SCHED_BATCH;
+}
+
+static int set_fifo(int rt_prio)
+{
+	struct sched_param sp = { .sched_priority = rt_prio };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		return -errno;
+	return 0;
+}
+
+static void set_slice(unsigned int slice_us, const char *why)
+{
+	struct pr_sched_attr a = orig;
 	int err;
 
-	*slice_note = NULL;
-	err = get_attr(&orig);
-	if (err && rt_prio <= 0) {
-		*slice_note = strerror(-err);
-		return 0;
+	if (!slice_us) {
+		snprintf(note, sizeof(note), "%sthe kernel's default slice", why);
+		return;
 	}
-	if (rt_prio > 0) {
-		struct sched_param sp = { .sched_priority = rt_prio };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp))
-			return -errno;
-		changed = !err;
-		return 0;
-	}
-	if (!slice_us)
-		return 0;
-	if (orig.sched_policy != SCHED_OTHER) {
-		*slice_note = "the reader runs under another policy (chrt), which it keeps";
-		return 0;
-	}
-	a = orig;
 	a.sched_runtime = slice_us * 1000ULL;
 	err = set_attr(&a);
 	if (err) {
-		*slice_note = strerror(-err);
-		return 0;
+		snprintf(note, sizeof(note), "%sslice %u us not set: %s", why, slice_us,
+			 strerror(-err));
+		return;
 	}
 	changed = true;
 	/* 6.12 and later report the slice in effect; older kernels, 0 */
 	if (get_attr(&a) || a.sched_runtime != slice_us * 1000ULL)
-		*slice_note = "not supported by this kernel (before 6.12)";
+		snprintf(note, sizeof(note), "%sslice %u us not supported by this kernel "
+			 "(before 6.12)", why, slice_us);
+	else
+		snprintf(note, sizeof(note), "%sslice %u us", why, slice_us);
+}
+
+int prio_reader(int rt_prio, unsigned int slice_us, const char **what)
+{
+	int err, gerr;
+
+	*what = note;
+	gerr = get_attr(&orig);
+	if (rt_prio > 0) {
+		err = set_fifo(rt_prio);
+		if (err)
+			return err;
+		changed = !gerr;
+		snprintf(note, sizeof(note), "SCHED_FIFO %d (-r)", rt_prio);
+		return 0;
+	}
+	if (gerr) {
+		snprintf(note, sizeof(note), "left as it is: sched_getattr: %s", strerror(-gerr));
+		return 0;
+	}
+	if (!fair(&orig)) {
+		snprintf(note, sizeof(note), "left as started (policy %u, chrt)",
+			 orig.sched_policy);
+		return 0;
+	}
+	if (rt_prio < 0) {
+		err = set_fifo(1);
+		if (!err) {
+			changed = true;
+			snprintf(note, sizeof(note), "SCHED_FIFO 1 (the default when permitted)");
+			return 0;
+		}
+		set_slice(slice_us, err == -EPERM ? "SCHED_FIFO not permitted, fair, " :
+			  "SCHED_FIFO refused, fair, ");
+		return 0;
+	}
+	set_slice(slice_us, "fair, ");
 	return 0;
 }
 

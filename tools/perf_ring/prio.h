@@ -8,12 +8,13 @@
 
 /*
  * Make the calling thread, the reader, the first to run when its buffers
- * need reading: SCHED_FIFO at rt_prio when rt_prio > 0 (-r), else a fair
- * slice of slice_us (0: leave the kernel's default) if the thread runs
- * SCHED_OTHER.  Returns 0 or -errno from SCHED_FIFO.  A slice that was not
- * set is not an error: *slice_note then says why, else it is NULL.
+ * need reading: SCHED_FIFO at rt_prio when rt_prio > 0 (-r); when rt_prio
+ * < 0 (the default) SCHED_FIFO 1 if permitted, else as for 0: a fair slice
+ * of slice_us (0: leave the kernel's default).  A reader started under a
+ * policy other than SCHED_OTHER/BATCH keeps it.  Returns 0, or -errno when
+ * -r's SCHED_FIFO is refused.  *what says what the reader got, for -v.
  */
-int prio_reader(int rt_prio, unsigned int slice_us, const char **slice_note);
+int prio_reader(int rt_prio, unsigned int slice_us, const char **what);
 
 /*
  * In a thread the reader created (writer, synthesis): undo prio_reader(),

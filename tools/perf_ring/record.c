@@ -227,7 +227,7 @@ int cmd_record(int argc, char **argv)
 	struct triggers trig;
 	struct sink *s = NULL;
 	struct hotplug hp = { .uevent_fd = -1 };
-	const char *slice_note;
+	const char *reader_prio;
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
 
@@ -308,22 +308,21 @@ int cmd_record(int argc, char **argv)
 	/*
 	 * This thread, the reader, is scheduled ahead of the rest (prio.c):
 	 * a buffer the kernel fills faster than it is read loses records, and
-	 * a reader that waits for a CPU is the usual reason.  -r makes it
-	 * SCHED_FIFO, else it asks for a short fair slice.  The command was
-	 * forked before, and the writer and synthesis threads undo it
-	 * (prio_worker()).  Before the output is created, so that a refusal
-	 * of -r leaves no file.
+	 * a reader that waits for a CPU is the usual reason.  It runs
+	 * SCHED_FIFO (-r PRIO, or priority 1 by default when permitted), else
+	 * with a short fair slice.  The command was forked before, and the
+	 * writer and synthesis threads undo it (prio_worker()).  Before the
+	 * output is created, so that a refusal of -r leaves no file.
 	 */
-	err = prio_reader(o.realtime, o.reader_slice_us, &slice_note);
+	err = prio_reader(o.realtime, o.reader_slice_us, &reader_prio);
 	if (err) {
 		fail_set(err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
 			 strerror(-err), err == -EPERM ?
 			 " (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
 		goto out_early;
 	}
-	if (o.verbose && !o.realtime && o.reader_slice_us)
-		fprintf(stderr, "perf-ring record: reader slice %u us: %s\n", o.reader_slice_us,
-			slice_note ? slice_note : "set");
+	if (o.verbose)
+		fprintf(stderr, "perf-ring record: reader: %s\n", reader_prio);
 
 	err = s->ops->start(s);
 	if (err)

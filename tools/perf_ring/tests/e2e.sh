@@ -132,12 +132,32 @@ case "$cls" in
 *) nok "-r 10: the reader runs SCHED_FIFO, the writer does not" "threads: $cls, exit $rc: $(cat rt.err)" ;;
 esac
 
+# no -r: as root the reader runs SCHED_FIFO 1 (prio.c), and -v says so
+rm -f rd.data
+"$PR" record -v -e 'raw_syscalls:*' -o rd.data -- "$CL" 30000000 2>rd.err &
+pid=$!
+sleep 0.5
+rprio=$(ps -L -o tid=,cls=,rtprio= -p $pid 2>/dev/null | awk -v p=$pid '$1 == p { print $2 "/" $3 }')
+cls=$(ps -L -o cls= -p $pid 2>/dev/null | tr -s ' \n' ' ')
+wcls=$(ps -o cls= -p "$(pgrep -P $pid)" 2>/dev/null | tr -d ' ')
+kill -INT $pid
+wait $pid
+if [ "$rprio" = FF/1 ] && [ "$wcls" = TS ] && grep -q 'reader: SCHED_FIFO 1 (the default when permitted)' rd.err; then
+	case "$cls" in
+	*TS*) check_file rd.data "no -r as root: reader SCHED_FIFO 1, writer and command SCHED_OTHER, -v says so" lossy ;;
+	*) nok "no -r as root: the writer threads stay SCHED_OTHER" "threads: $cls" ;;
+	esac
+else
+	nok "no -r as root: the reader runs SCHED_FIFO 1 and -v says so" \
+		"reader: $rprio, command: $wcls, $(grep 'reader:' rd.err)"
+fi
+
 # the reader's slice (prio.c): 100 us for the reader thread only; the
 # writer, io_uring's workers and the command keep the kernel's default
 slice_of() { awk '/^se\.slice/ { print $NF }' "$1/sched" 2>/dev/null; }
 if [ -n "$(slice_of /proc/self)" ]; then
 	rm -f sl.data
-	"$PR" record -v -z -e 'raw_syscalls:*' -o sl.data -- "$CL" 30000000 2>sl.err &
+	"$PR" record -v -r 0 -z -e 'raw_syscalls:*' -o sl.data -- "$CL" 30000000 2>sl.err &
 	pid=$!
 	sleep 0.5
 	reader=$(slice_of /proc/$pid/task/$pid)
@@ -150,7 +170,7 @@ if [ -n "$(slice_of /proc/self)" ]; then
 	done
 	kill -INT $pid
 	wait $pid
-	if grep -q 'reader slice 100 us: set' sl.err; then
+	if grep -q 'reader: fair, slice 100 us$' sl.err; then
 		case "$others" in
 		*"=100000 "*|*"= "*) nok "--reader-slice: only the reader gets the short slice" \
 				"reader: $reader, others:$others" ;;
@@ -160,7 +180,7 @@ if [ -n "$(slice_of /proc/self)" ]; then
 			nok "--reader-slice: the reader's slice is 100 us" "reader: $reader, $(cat sl.err)"
 		   fi ;;
 		esac
-	elif grep -q 'reader slice 100 us: not supported' sl.err; then
+	elif grep -q 'reader: fair, slice 100 us not supported' sl.err; then
 		skip "the reader's slice" "this kernel has no custom slices (before 6.12)"
 	else
 		nok "--reader-slice: -v says whether the slice was set" "$(cat sl.err)"
@@ -336,7 +356,8 @@ else
 fi
 expect_fail "bad -m" 1 "invalid value '3' for -m" "$PR" record -m 3 -o x.data -- true
 expect_fail "bad -z level" 1 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
-expect_fail "bad -r" 1 "invalid value '0' for --realtime" "$PR" record -r 0 -o x.data -- true
+expect_fail "bad -r" 1 "invalid value '100' for --realtime" "$PR" record -r 100 -o x.data -- true
+expect_fail "-r PRIO with --reader-slice" 1 "not with -r 3" "$PR" record -r 3 --reader-slice 200 -o x.data -- true
 expect_fail "bad --reader-slice" 1 "invalid value '50' for --reader-slice" "$PR" record --reader-slice 50 -o x.data -- true
 expect_fail "bad --mmap-flush" 1 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
 expect_fail "unwritable output" 1 "cannot create output '/nonexistent/x.data'" \

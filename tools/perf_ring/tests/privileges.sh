@@ -188,6 +188,15 @@ for level in $LEVELS; do
 	fi
 done
 
+# The reader: SCHED_FIFO 1 by default only when permitted, else fair and
+# -v says why; an explicit -r PRIO is refused, naming what it needs.
+run prio -v -e cpu-clock -c 10000 -- "$tmp/close-loop" 10000
+expect_ok prio "no -r as $USR: records with a fair reader"
+grep -q 'reader: SCHED_FIFO not permitted, fair' "$W/prio.err" ||
+	nok "no -r as $USR: -v says SCHED_FIFO was not permitted" "$(grep reader "$W/prio.err")"
+run prio_r -r 1 -e cpu-clock -c 10000 -- "$tmp/close-loop" 10000
+expect_fail prio_r "-r 1 as $USR" 'cannot run SCHED_FIFO.*CAP_SYS_NICE'
+
 echo "$old" > "$para"
 echo "1..$N"
 if [ "$FAIL" = 0 ]; then rm -rf "$W"; else echo "# $FAIL of $N failed; output in $W"; fi
