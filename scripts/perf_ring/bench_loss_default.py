@@ -114,7 +114,7 @@ def part():
     text = "## 11. Records lost at the default buffer size, unpinned\n\n"
     text += ("%s close(-1) recorded with `raw_syscalls:*` (about %.1f M samples), each tool's "
              "default buffer (512 KiB a CPU) and writer unless the row says otherwise; the "
-             "scheduler places everything. quiet: nothing else runs; busy: one `sh` busy loop "
+             "scheduler places everything. quiet: no busy loops added; busy: one `sh` busy loop "
              "per CPU beside it. %d interleaved rounds. Per row: samples lost per run (mean), "
              "the runs that lost any, the range, the share of samples lost, and the "
              "workload's run time in seconds (median). The reader of the default run: %s.\n\n" %
