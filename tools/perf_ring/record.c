@@ -196,6 +196,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
 		if (err)
 			break;
+		triggers_revents(trig, tfd, ntfd);
 		hotplug_check(hp, el->rings, el->nrings, false);
 		reopen_back(o, el);
 		err = s->ops->read(s);

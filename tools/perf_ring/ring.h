@@ -44,6 +44,13 @@ struct ring {
 	int cycles;		/* times its CPU went offline */
 	bool back;		/* came back since the recorder last looked */
 	int reopen_err;		/* -a/-C: opening its events again failed (-errno) */
+	/*
+	 * poll() said POLLHUP: every task its events followed has exited, so
+	 * nothing more will be written.  It is read as before, not polled:
+	 * a hung-up fd is always ready, and a reader that polled it would
+	 * spin, at SCHED_FIFO keeping the exiting command off the CPU.
+	 */
+	bool hup;
 };
 
 int ring_map(struct ring *r, int fd, u64 data_size, bool backward);

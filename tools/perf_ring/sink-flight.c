@@ -388,15 +388,11 @@ static int flight_start(struct sink *s)
  * overwritable buffer wakes no one when it fills: look every 10 ms then,
  * so that a fast writer gets about one file per SIZE; every 50 ms else.
  */
-static int flight_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
+static int flight_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout_ms)
 {
-	struct pollfd pfd[MAX_CPUS + 1];
 	int tick = s->o->switch_size ? 10 : 50;
 
-	if (ntfd > (int)ARRAY_SIZE(pfd))
-		ntfd = ARRAY_SIZE(pfd);
-	memcpy(pfd, tfd, ntfd * sizeof(*pfd));
-	if (poll(pfd, ntfd, timeout_ms < tick ? timeout_ms : tick) < 0 && errno != EINTR)
+	if (poll(tfd, ntfd, timeout_ms < tick ? timeout_ms : tick) < 0 && errno != EINTR)
 		return fail_set(-errno, "waiting: %s", strerror(errno));
 	return 0;
 }

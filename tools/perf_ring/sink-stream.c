@@ -208,7 +208,7 @@ static int stream_start(struct sink *s)
 	return open_file((struct stream *)s, path);
 }
 
-static int stream_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms)
+static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout_ms)
 {
 	/*
 	 * Skip the wait while a buffer is filling faster than we read: when
@@ -233,10 +233,18 @@ static int stream_wait(struct sink *s, const struct pollfd *tfd, int ntfd, int t
 		st->npfd = nfd + ntfd;
 	}
 	memcpy(st->pfd, s->el->pfd, nfd * sizeof(*st->pfd));
+	for (int i = 0; i < nfd; i++)
+		if (s->el->rings[i].hup)
+			st->pfd[i].fd = -1;	/* poll() skips it */
 	memcpy(st->pfd + nfd, tfd, ntfd * sizeof(*st->pfd));
 	n = poll(st->pfd, nfd + ntfd, timeout_ms < 100 ? timeout_ms : 100);
 	if (n < 0 && errno != EINTR)
 		return read_err(s, -errno);
+	for (int i = 0; n > 0 && i < nfd; i++)
+		if (st->pfd[i].revents & POLLHUP)
+			s->el->rings[i].hup = true;
+	for (int i = 0; i < ntfd; i++)
+		tfd[i].revents = n > 0 ? st->pfd[nfd + i].revents : 0;
 	return 0;
 }
 

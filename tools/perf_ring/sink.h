@@ -26,9 +26,10 @@ struct sink_ops {
 	int (*start)(struct sink *s);
 	/*
 	 * Until there is something to read, one of the triggers' fds is
-	 * readable, or timeout_ms passed; a signal cuts it short.
+	 * readable, or timeout_ms passed; a signal cuts it short.  The
+	 * triggers' revents are left in tfd (0 when it did not poll).
 	 */
-	int (*wait)(struct sink *s, const struct pollfd *tfd, int ntfd, int timeout_ms);
+	int (*wait)(struct sink *s, struct pollfd *tfd, int ntfd, int timeout_ms);
 	/* Read what is due, keep the metadata fresh. */
 	int (*read)(struct sink *s);
 	/* Serve a request: REQ_SWITCH; done_path names the file it finished. */

@@ -410,9 +410,20 @@ int triggers_pollfds(const struct triggers *t, struct pollfd *pfd, int max)
 
 	if (t->ctl_fd >= 0 && n < max)
 		pfd[n++] = (struct pollfd){ .fd = t->ctl_fd, .events = POLLIN };
+	/* a hung-up buffer is always ready: left out (fd -1), not polled */
 	for (int i = 0; i < t->nev_rings && n < max; i++)
-		pfd[n++] = (struct pollfd){ .fd = t->ev_rings[i].fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = t->ev_rings[i].hup ? -1 : t->ev_rings[i].fd,
+					    .events = POLLIN };
 	return n;
+}
+
+void triggers_revents(struct triggers *t, const struct pollfd *pfd, int n)
+{
+	int k = t->ctl_fd >= 0 ? 1 : 0;
+
+	for (int i = 0; i < t->nev_rings && k < n; i++, k++)
+		if (pfd[k].revents & POLLHUP)
+			t->ev_rings[i].hup = true;
 }
 
 

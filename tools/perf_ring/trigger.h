@@ -87,6 +87,11 @@ void triggers_done(struct triggers *t, const struct req *r, int err, const char 
 int triggers_timeout(const struct triggers *t, int max_ms);
 /* The fds to wait on (the control fd, the event buffers); returns how many. */
 int triggers_pollfds(const struct triggers *t, struct pollfd *pfd, int max);
+/*
+ * After the wait, with the fds triggers_pollfds() gave and their revents:
+ * an event buffer whose tasks have all exited (POLLHUP) is not polled again.
+ */
+void triggers_revents(struct triggers *t, const struct pollfd *pfd, int n);
 void triggers_close(struct triggers *t);
 /* The signal that asked to stop, 0 if none did. */
 int triggers_stop_signal(void);

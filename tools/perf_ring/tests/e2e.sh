@@ -152,6 +152,30 @@ else
 		"reader: $rprio, command: $wcls, $(grep 'reader:' rd.err)"
 fi
 
+# A SCHED_FIFO reader sharing one CPU with the command must not spin while
+# the command exits: a hung-up buffer is always "ready" to poll(), and the
+# exiting command, SCHED_OTHER, would get the CPU only when real-time
+# throttling steps in (0.95 s of each second).  Timed against a fair reader
+# in the same run; both flight recorder and a trigger event buffer too.
+wall_of() {
+	local t0 t1
+	t0=$(date +%s%N)
+	taskset -c 0 "$PR" record -q "$@" -o hu.data -- "$CL" 0 >/dev/null 2>hu.err || return 1
+	t1=$(date +%s%N)
+	echo $(( (t1 - t0) / 1000000 ))
+}
+for hm in "" "--overwrite --switch-output-event=syscalls:sys_enter_kill"; do
+	fifo=$(wall_of $hm -e 'raw_syscalls:*') && fair=$(wall_of $hm -r 0 -e 'raw_syscalls:*')
+	if [ -z "$fifo" ] || [ -z "$fair" ]; then
+		nok "one CPU, SCHED_FIFO reader${hm:+ $hm}: records" "$(cat hu.err)"
+	elif [ "$fifo" -le $((4 * fair + 250)) ]; then
+		ok "one CPU, SCHED_FIFO reader${hm:+ $hm}: the command exits as soon ($fifo ms, fair reader $fair ms)"
+	else
+		nok "one CPU, SCHED_FIFO reader${hm:+ $hm}: the command exits as soon" "$fifo ms, fair reader $fair ms"
+	fi
+done
+rm -f hu.data* hu.err
+
 # the reader's slice (prio.c): 100 us for the reader thread only; the
 # writer, io_uring's workers and the command keep the kernel's default
 slice_of() { awk '/^se\.slice/ { print $NF }' "$1/sched" 2>/dev/null; }
