@@ -98,9 +98,10 @@ kvm_works() {
 rm -f "$log"
 if [ "$mode" = bench ] || [ "$mode" = ab ]; then
 	accel=(-accel tcg -icount shift=0,align=off,sleep=off -smp 1)
-	# make ab: the guest's wall clock (the RTC, which seeds the random
-	# pool) starts at the same moment on every boot, and runs on guest time.
-	[ "$mode" != ab ] || accel+=(-rtc base=2025-01-01T00:00:00,clock=vm)
+	# The guest's wall clock (the RTC, which seeds the random pool)
+	# starts at the same moment on every boot, and runs on guest time:
+	# two boots then run the same instructions.
+	accel+=(-rtc base=2025-01-01T00:00:00,clock=vm)
 	pr_log "$name: QEMU TCG with -icount shift=0,align=off,sleep=off, 1 vCPU"
 else
 	case "${ACCEL:-auto}" in
