@@ -342,6 +342,16 @@ def main():
     else:
         w('No symbol changed.')
     w('')
+    # Functions that only one of the two kernels has: what a patch adds or
+    # removes, by name, even those too short to take many samples.
+    names = {s: set(kallsyms_of(os.path.join(out, s + '-1', 'ab-cache'))[1]) for s in 'AB'}
+    for s, o, c in (('B', 'A', cb), ('A', 'B', ca)):
+        only = sorted(names[s] - names[o], key=lambda k: (-c[k], k))
+        if only:
+            w('Functions only %s has (%d), with their samples in %s\'s recording: %s%s.' % (
+                s, len(only), s, ', '.join('%s (%d)' % (k, c[k]) for k in only[:20]),
+                ', and %d more' % (len(only) - 20) if len(only) > 20 else ''))
+            w('')
     for s in 'AB':
         c1, c2 = prof[s][0][0], prof[s][1][0]
         diff = {k: c2[k] - c1[k] for k in set(c1) | set(c2) if c2[k] != c1[k]}
@@ -352,7 +362,7 @@ def main():
             w('- %s: the two boots\' profiles differ in %d symbols, by at most %s instructions.' % (
                 s, len(diff), fmt(max(abs(v) for v in diff.values()))))
     for s in 'AB':
-        for n in st[s]['notes']:
+        for n in dict.fromkeys(st[s]['notes']):
             w('- %s: perf-ring said: %s' % (s, n))
     w('')
 
