@@ -175,6 +175,42 @@ def perf_diff(out, a, b):
     return r.returncode, r.stdout, r.stderr
 
 
+def plot_profile(out, name, verdict, keys, ia, ib, per):
+    """profile.png: A's and B's instructions per run (or per call) in the
+    symbols that changed most, as clustered bars. None without gnuplot."""
+    div = per or 1
+    dat = os.path.join(out, 'profile.dat')
+    with open(dat, 'w') as f:
+        f.write('# symbol A B (instructions per %s)\n' % ('call' if per else 'run'))
+        for k in keys:
+            f.write('"%s" %.3f %.3f\n' % (k.replace('"', "'"), ia[k] / div, ib[k] / div))
+    png = os.path.join(out, 'profile.png')
+    script = """
+set terminal pngcairo size 1100,600 font "sans,10" noenhanced
+set output '%s'
+set title "make ab: %s\\n%s"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel 'instructions per %s (perf-ring, cpu-clock samples x period)'
+set yrange [0:*]
+set xtics rotate by -35
+set key top right
+set grid ytics
+set bmargin 12
+set rmargin 16
+plot '%s' using 2:xtic(1) title 'A', '' using 3 title 'B'
+""" % (png, name, verdict, 'call' if per else 'run', dat)
+    try:
+        r = subprocess.run(['gnuplot'], input=script, text=True, capture_output=True)
+    except OSError:
+        return None
+    if r.returncode:
+        sys.stderr.write('ab-report: gnuplot failed, no plot:\n%s' % r.stderr)
+        return None
+    return 'profile.png'
+
+
 def main():
     ap = argparse.ArgumentParser()
     for o in ('out', 'name', 'run', 'command', 'build', 'a-label', 'a-what', 'a-tree',
@@ -342,6 +378,21 @@ def main():
     else:
         w('No symbol changed.')
     w('')
+    plotted = plot_profile(out, args.name, verdict, keys[:12], ia, ib, per)
+    if plotted:
+        w('Plot: %s, A\'s and B\'s instructions per %s in the 12 symbols above that '
+          'changed most.' % (plotted, 'call' if per else 'run'))
+        w('')
+    # Functions that only one of the two kernels has: what a patch adds or
+    # removes, by name, even those too short to take many samples.
+    names = {s: set(kallsyms_of(os.path.join(out, s + '-1', 'ab-cache'))[1]) for s in 'AB'}
+    for s, o, c in (('B', 'A', cb), ('A', 'B', ca)):
+        only = sorted(names[s] - names[o], key=lambda k: (-c[k], k))
+        if only:
+            w('Functions only %s has (%d), with their samples in %s\'s recording: %s%s.' % (
+                s, len(only), s, ', '.join('%s (%d)' % (k, c[k]) for k in only[:20]),
+                ', and %d more' % (len(only) - 20) if len(only) > 20 else ''))
+            w('')
     for s in 'AB':
         c1, c2 = prof[s][0][0], prof[s][1][0]
         diff = {k: c2[k] - c1[k] for k in set(c1) | set(c2) if c2[k] != c1[k]}
@@ -352,7 +403,7 @@ def main():
             w('- %s: the two boots\' profiles differ in %d symbols, by at most %s instructions.' % (
                 s, len(diff), fmt(max(abs(v) for v in diff.values()))))
     for s in 'AB':
-        for n in st[s]['notes']:
+        for n in dict.fromkeys(st[s]['notes']):
             w('- %s: perf-ring said: %s' % (s, n))
     w('')
 

@@ -180,19 +180,23 @@ resolve() {
 				apply_check "$tree" pre "$list" >/dev/null ;;
 			esac
 		fi
-		what="$(echo "$s" | tr a-z A-Z) (the perf_ring kernel)"
+		case "$s" in
+		upstream) what="UPSTREAM (the base, $PR_BASE_KVERSION as shipped)" ;;
+		*) what="$(echo "$s" | tr a-z A-Z) (a perf_ring kernel)" ;;
+		esac
 		;;
 	*)
 		[ -e "$s" ] || pr_die "$side=$s: unknown kernel: not pre, post or upstream, and no such file or directory"
+		local given=$s
 		s=$(realpath "$s")
 		if [ -d "$s" ] && [ -f "$s/Makefile" ] && [ -f "$s/Kconfig" ]; then
 			v=$(pr_kernel_version "$s")
 			case "$v" in
 			6.12.*) ;;
-			*) pr_die "$side=$s: a Linux ${v:-(unknown version)} tree; make ab builds 6.12.y only (the base is $PR_BASE_KVERSION)" ;;
+			*) pr_die "$side=$given: a Linux ${v:-(unknown version)} tree; make ab builds 6.12.y only (the base is $PR_BASE_KVERSION)" ;;
 			esac
 			[ "$v" = "$PR_BASE_KVERSION" ] ||
-				pr_log "warning: $side=$s is Linux $v, not $PR_BASE_KVERSION: the incremental build recompiles what differs"
+				pr_log "warning: $side=$given is Linux $v, not $PR_BASE_KVERSION: the incremental build recompiles what differs"
 			label=$(slug "$(basename "$s")")
 			tree=ab-$label$fslug
 			tree_commit "$tree" "$s"
