@@ -83,9 +83,22 @@ run_check() {
 				echo "# $t: not run: no hardware PMU (no /sys/bus/event_source/devices/cpu)"
 				continue
 			fi
+			# The debug kernel: initramfs.sh's copy with a longer
+			# limit for signal_stress_with_disable runs instead.
+			if [ "$t" = perf_events:sigtrap_threads ] && [ -x /usr/bin/sigtrap_threads-long ]; then
+				long=1
+				continue
+			fi
 			set -- "$@" -t "$t"
 		done
 		( cd /kselftest && ./run_kselftest.sh --per-test-log "$@" 2>&1 ) > "$scratch/kselftest.log"
+		if [ -n "${long:-}" ]; then
+			echo "# perf_events:sigtrap_threads, signal_stress_with_disable limited to 300 s, not 30 s (debug kernel):"
+			k=$(($(grep -cE '^(not )?ok [0-9]' "$scratch/kselftest.log") + 1))
+			res="ok"
+			/usr/bin/sigtrap_threads-long > /tmp/sigtrap_threads 2>&1 || res="not ok"
+			echo "$res $k selftests: perf_events: sigtrap_threads (300 s limit)" >> "$scratch/kselftest.log"
+		fi
 		# --per-test-log: each test's output in /tmp/<test>
 		for t in $(cat /kselftest/kselftest-list.txt 2>/dev/null); do
 			f=/tmp/${t#*:}
