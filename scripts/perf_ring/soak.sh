@@ -203,7 +203,7 @@ pin_writer1() {
 	sh=$(cat "$WORK/writer1.pid" 2>/dev/null) || return 0
 	taskset -p -c "$1" "$sh" >/dev/null 2>&1
 	for c in /proc/[0-9]*/stat; do
-		read -r _ _ _ ppid _ <"$c" 2>/dev/null || continue
+		read -r _ _ _ ppid _ 2>/dev/null <"$c" || continue
 		[ "$ppid" = "$sh" ] || continue
 		c=${c#/proc/}
 		taskset -p -c "$1" "${c%/stat}" >/dev/null 2>&1
