@@ -109,6 +109,16 @@ done
 arm 0 0
 
 # ---- the recorder: each command $rounds times, 5% of calls failing ----
+# readable FILE: perf-ring report reads it; a snapshot a kill interrupted
+# (FILE.partial, never renamed to its name) through --recover.
+readable() {
+	case $1 in
+	*.partial) perf-ring report --recover -i "$1" -o "$1.rec" > "$1.rep" 2>&1 &&
+		perf-ring report -i "$1.rec" >> "$1.rep" 2>&1 ;;
+	*) perf-ring report -i "$1" > "$1.rep" 2>&1 ;;
+	esac
+}
+
 # check_rec NAME FILE: the run ended by itself; a failure names what
 # failed; whatever file it left is readable by perf-ring report.
 check_rec() {
@@ -129,9 +139,10 @@ check_rec() {
 	fi
 	for f in $file $file.*; do
 		[ -e "$f" ] || continue
-		if ! perf-ring report -i "$f" > $d/$name.rep 2>&1; then
+		case $f in *.rec|*.rep) continue ;; esac
+		if ! readable "$f"; then
 			notok "$name: exit $rc left $f, which perf-ring report cannot read"
-			tail -3 $d/$name.rep | sed 's/^/#   /'
+			tail -3 "$f.rep" | sed 's/^/#   /'
 			return
 		fi
 	done
@@ -222,8 +233,9 @@ memcg_check() {
 		bad=
 		for f in $d/m.data $d/m.data.*; do
 			[ -e "$f" ] || continue
-			perf-ring report -i "$f" > $d/$1.rep 2>&1 ||
-				{ bad=1; echo "# memcg: $f left behind cannot be read"; }
+			case $f in *.rec|*.rep) continue ;; esac
+			echo "# $1: left ${f##*/}"
+			readable "$f" || { bad=1; echo "# memcg: ${f##*/} left behind cannot be read"; }
 		done
 		if [ -n "$bad" ]; then
 			notok "$1: memory.max $2: killed (exit $rc), with an unreadable file"
