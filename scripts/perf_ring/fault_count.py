@@ -9,7 +9,8 @@ failure.", the attribute's settings ("name failslab, interval 1, ...") and
 a stack trace (dump_stack: "CPU: ... Comm: ...", "Call Trace:", frames,
 "</TASK>"). A failed allocation may also make the kernel print its own
 allocation-failure warning (warn_alloc: "page allocation failure" or
-"vmalloc error"), with a trace of its own. This script counts the former by
+"vmalloc error"; pcpu_alloc: "percpu: allocation failed"), with a trace of
+its own. This script counts the former by
 attribute, by task and by the function the failure landed in (the first
 frame of the trace that is not fault-injection or allocator machinery),
 counts the latter, and writes the log without these traces to STRIPPED, so
@@ -94,7 +95,8 @@ def main():
             continue
         if block is None and line.startswith('CPU: ') and 'Comm: ' in line:
             block, cur, held = 'maybe', {}, []
-        if block is None and ('page allocation failure' in line or 'vmalloc error:' in line):
+        if block is None and ('page allocation failure' in line or 'vmalloc error:' in line or
+                              line.startswith('percpu: allocation failed')):
             block, cur = 'warn', {}
             warns += 1
             continue
@@ -135,7 +137,7 @@ def main():
     total = sum(by_attr.values())
     print('fault injection: %d injected failures (%s); %d with a perf function '
           '(perf_*, rb_*, ring_buffer*) on the stack; %d allocation-failure '
-          'warnings (warn_alloc) after them; %d OOM-killer reports (memory.max)'
+          'warnings (warn_alloc, percpu) after them; %d OOM-killer reports (memory.max)'
           % (total, ', '.join('%s %d' % kv for kv in sorted(by_attr.items())) or 'none',
              in_perf, warns, ooms))
     print('fault injection: by task: %s'
