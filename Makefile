@@ -15,6 +15,8 @@
 #                                A/B of two kernels in instructions, with a
 #                                profile diff (ab-test: its input checks)
 #   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
+#   make soak-guest KERNEL=post [SOAK_SECONDS=600]   the soak in the guest,
+#                                with CPU 1 going offline and back
 #   make install [PREFIX=/usr/local]  perf-ring and its manual pages
 
 KERNEL ?= post
@@ -38,13 +40,13 @@ endif
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes \
-	check run bench qemu-bench soak fuzz fuzz-smoke clean help install \
+	check run bench qemu-bench soak soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test
 
 all: tools
 
 help:
-	$(Q)sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -142,6 +144,10 @@ ab-test:
 SOAK_SECONDS ?= 600
 soak: deps tools
 	$(Q)$(S)/soak.sh $(SOAK_SECONDS)
+
+# The same soak in the QEMU guest, system wide, with CPU hotplug.
+soak-guest: initramfs
+	$(Q)$(S)/soak-guest.sh $(KERNEL) $(SOAK_SECONDS)
 
 fuzz: deps
 	$(Q)$(MAKE) -C tools/perf_ring fuzz $(if $(FUZZ_SECONDS),FUZZ_SECONDS=$(FUZZ_SECONDS))

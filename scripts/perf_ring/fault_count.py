@@ -9,11 +9,15 @@ failure.", the attribute's settings ("name failslab, interval 1, ...") and
 a stack trace (dump_stack: "CPU: ... Comm: ...", "Call Trace:", frames,
 "</TASK>"). A failed allocation may also make the kernel print its own
 allocation-failure warning (warn_alloc: "page allocation failure" or
-"vmalloc error"), with a trace of its own. This script counts the former by
+"vmalloc error"; pcpu_alloc: "percpu: allocation failed"), with a trace of
+its own. This script counts the former by
 attribute, by task and by the function the failure landed in (the first
 frame of the trace that is not fault-injection or allocator machinery),
 counts the latter, and writes the log without these traces to STRIPPED, so
-that tap-check.sh still fails on every other splat. Lines that are not
+that tap-check.sh still fails on every other splat. A trace whose
+"FAULT_INJECTION" line was lost among another CPU's lines is still one
+when should_fail is on its stack, and the memory.max runs' OOM-killer
+reports ("invoked oom-killer") are counted and taken out too. Lines that are not
 part of a trace (the guest's own output, interleaved) are kept.
 Exit 0; 2 on a usage or file error.
 """
@@ -59,12 +63,20 @@ def main():
     by_attr_site = collections.Counter()
     in_perf = 0
     warns = 0
+    ooms = 0
     kept = []
+    held = []               # a trace with no header yet: kept unless it is a fault
     block = None            # None, or 'fault' / 'warn' while inside a trace
     cur = {}
 
     def close():
-        if block == 'fault':
+        if block == 'maybe':
+            if cur.get('failed'):
+                cur.setdefault('attr', '(header lost)')
+            else:
+                kept.extend(held)
+                return
+        if block in ('fault', 'maybe'):
             site = cur.get('site', '?')
             by_attr[cur.get('attr', '?')] += 1
             by_comm[cur.get('comm', '?')] += 1
@@ -77,7 +89,14 @@ def main():
             close()
             block, cur = 'fault', {}
             continue
-        if block is None and ('page allocation failure' in line or 'vmalloc error:' in line):
+        if block is None and 'invoked oom-killer' in line:
+            block, cur = 'warn', {}
+            ooms += 1
+            continue
+        if block is None and line.startswith('CPU: ') and 'Comm: ' in line:
+            block, cur, held = 'maybe', {}, []
+        if block is None and ('page allocation failure' in line or 'vmalloc error:' in line or
+                              line.startswith('percpu: allocation failed')):
             block, cur = 'warn', {}
             warns += 1
             continue
@@ -87,6 +106,8 @@ def main():
         if not TRACE_LINE.match(line):
             kept.append(raw)            # the guest's output, interleaved
             continue
+        if block == 'maybe':
+            held.append(raw)
         m = re.match(r'name (\S+), interval', line)
         if m:
             cur['attr'] = m.group(1)
@@ -94,7 +115,9 @@ def main():
         if m:
             cur['comm'] = m.group(1)
         m = FRAME.match(line)
-        if m and not m.group(1) and block == 'fault':
+        if m and not m.group(1) and m.group(2).startswith('should_fail'):
+            cur['failed'] = True
+        if m and not m.group(1) and block in ('fault', 'maybe'):
             fn = m.group(2)
             if 'site' not in cur and not MACHINERY.match(fn):
                 cur['site'] = fn
@@ -105,7 +128,7 @@ def main():
                 in_perf += 1
         if '</TASK>' in line:
             close()
-            block, cur = None, {}
+            block, cur, held = None, {}, []
     close()
 
     with open(sys.argv[2], 'w') as f:
@@ -114,9 +137,9 @@ def main():
     total = sum(by_attr.values())
     print('fault injection: %d injected failures (%s); %d with a perf function '
           '(perf_*, rb_*, ring_buffer*) on the stack; %d allocation-failure '
-          'warnings (warn_alloc) after them'
+          'warnings (warn_alloc, percpu) after them; %d OOM-killer reports (memory.max)'
           % (total, ', '.join('%s %d' % kv for kv in sorted(by_attr.items())) or 'none',
-             in_perf, warns))
+             in_perf, warns, ooms))
     print('fault injection: by task: %s'
           % ', '.join('%s %d' % kv for kv in by_comm.most_common()))
     print('fault injection: where they landed (first frame past the allocator), '

@@ -10,6 +10,12 @@
 #
 # A faulted run may fail; what it must not do is hang, die by a signal, or
 # leave an unreadable file. A recorder run that fails must say what failed.
+# perf-ring turns the injection on for itself once it has started
+# (PERF_RING_MAKE_IT_FAIL=1), so the failures land in what it does, not in
+# the exec that starts it. The selftests cannot: their exec is faulted
+# too, and an exec that fails past its point of no return is killed by the
+# kernel with SIGSEGV; that is told apart from a crash of the program by
+# the kernel's "segfault at" line, which a crash prints (loglevel 6).
 # Every injected failure prints "FAULT_INJECTION: forcing a failure" and a
 # stack trace (verbose=2); the host (fault_count.py) counts them by the
 # function they landed in and takes them out of the log before
@@ -64,14 +70,18 @@ fi
 # children it starts).
 faulty() { sh -c 'echo 1 > /proc/self/make-it-fail && exec "$@"' faulty "$@"; }
 
-# run_faulty NAME SECONDS CMD...: sets rc (128+ when killed) and leaves the
-# output in $d/NAME.out.
+# run_faulty NAME SECONDS perf-ring ...: perf-ring with the injection on
+# from its start; sets rc (128+ when killed) and leaves the output in
+# $d/NAME.out.
 run_faulty() {
 	name=$1 tmo=$2
 	shift 2
-	faulty timeout -s KILL "$tmo" "$@" > $d/$name.out 2>&1
+	sr0=$(sigreturns)
+	PERF_RING_MAKE_IT_FAIL=1 timeout -s KILL "$tmo" "$@" > $d/$name.out 2>&1
 	rc=$?
 }
+# crashes: the kernel's lines about user programs that crashed so far
+crashes() { dmesg | grep -cE 'segfault at|traps: |general protection fault ip'; }
 
 echo "TAP version 13"
 echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per recorder command"
@@ -80,25 +90,54 @@ echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per reco
 # Their own TAP is not passed on (their asserts fail by design when an
 # allocation does): the check is that each ends by itself, not by a signal.
 for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
+	c0=$(crashes)
 	arm 2 50
 	rc=$(cd /selftests/perf_ring && { faulty timeout -s KILL 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
+	arm 0 0
+	c1=$(crashes)
 	nomem=$(grep -c 'Cannot allocate memory\|ENOMEM' $d/st-$t.out)
 	fault=$(grep -c 'Bad address\|EFAULT' $d/st-$t.out)
-	echo "# selftest $t under faults: exit $rc; $nomem lines name ENOMEM, $fault EFAULT"
+	echo "# selftest $t under faults: exit $rc; $nomem lines name ENOMEM, $fault EFAULT; $((c1 - c0)) crash lines from the kernel"
 	if [ "$rc" -lt 128 ]; then
 		ok "selftest $t under faults ends by itself (exit $rc)"
+	elif [ "$rc" = 139 ] && [ "$c1" = "$c0" ]; then
+		ok "selftest $t under faults: its exec failed past the point of no return (SIGSEGV from the kernel, no crash)"
 	else
-		notok "selftest $t under faults was killed or hung (exit $rc)"
+		notok "selftest $t under faults was killed, crashed or hung (exit $rc)"
 		tail -5 $d/st-$t.out | sed 's/^/#   /'
 	fi
 done
 arm 0 0
 
 # ---- the recorder: each command $rounds times, 5% of calls failing ----
+# readable FILE: perf-ring report reads it. A snapshot a kill interrupted
+# is FILE.partial, never renamed to its name: not an output file, so it
+# only has to be named, and what --recover makes of it is shown.
+readable() {
+	case $1 in
+	*.partial)
+		if perf-ring report --recover -i "$1" -o "$1.rec" > "$1.rep" 2>&1 &&
+		   perf-ring report -i "$1.rec" >> "$1.rep" 2>&1; then
+			echo "# ${1##*/}: --recover rebuilt it, and it reads"
+		else
+			echo "# ${1##*/}: not a snapshot (never finalized); --recover: $(tail -1 "$1.rep")"
+		fi ;;
+	*) perf-ring report -i "$1" > "$1.rep" 2>&1 ;;
+	esac
+}
+
+# sigreturns: injected failures in rt_sigreturn so far (the kernel kills a
+# task whose signal frame it cannot read back with SIGSEGV, any program)
+sigreturns() { dmesg | grep -c '__do_sys_rt_sigreturn'; }
+
 # check_rec NAME FILE: the run ended by itself; a failure names what
 # failed; whatever file it left is readable by perf-ring report.
 check_rec() {
 	name=$1 file=$2
+	if [ "$rc" = 139 ] && [ "$(sigreturns)" != "${sr0:-}" ]; then
+		ok "$name: killed with SIGSEGV by the kernel: the failure was injected into rt_sigreturn's read of the signal frame"
+		return
+	fi
 	if [ "$rc" -ge 128 ]; then
 		notok "$name: killed by a signal or hung (exit $rc)"
 		tail -5 $d/$name.out | sed 's/^/#   /'
@@ -115,9 +154,10 @@ check_rec() {
 	fi
 	for f in $file $file.*; do
 		[ -e "$f" ] || continue
-		if ! perf-ring report -i "$f" > $d/$name.rep 2>&1; then
+		case $f in *.rec|*.rep) continue ;; esac
+		if ! readable "$f"; then
 			notok "$name: exit $rc left $f, which perf-ring report cannot read"
-			tail -3 $d/$name.rep | sed 's/^/#   /'
+			tail -3 "$f.rep" | sed 's/^/#   /'
 			return
 		fi
 	done
@@ -152,7 +192,7 @@ if [ -x /usr/bin/perf-ring ]; then
 	# The recorder's guest test, perf-ring record faulted (report is not):
 	# it may fail its checks, it must end.
 	mkdir -p $d/bin
-	printf '#!/bin/sh\n[ "$1" != record ] || echo 1 > /proc/self/make-it-fail\nexec /usr/bin/perf-ring "$@"\n' \
+	printf '#!/bin/sh\n[ "$1" != record ] || export PERF_RING_MAKE_IT_FAIL=1\nexec /usr/bin/perf-ring "$@"\n' \
 		> $d/bin/perf-ring
 	chmod +x $d/bin/perf-ring
 	arm 1 40
@@ -171,13 +211,25 @@ else
 fi
 
 # ---- memory limits: perf-ring inside a cgroup v2 with memory.max ----
-# The need is the peak of an unlimited run (memory.peak, which counts
-# perf-ring, its workload and the file it writes into this tmpfs). Then
-# the same run with memory.max 1/8 above that peak and 1/4 below it:
-# either it runs, or it stops with a message and leaves a file that
-# perf-ring report reads (or none); a file that cannot be read fails.
+# What perf-ring needs is found by bisection: memory.peak of an unlimited
+# run (perf-ring, its workload and the file it writes into this tmpfs,
+# which the cgroup is charged for) is an upper bound, as reclaim can do
+# with less; then 7 halvings between 0 and that peak find the smallest
+# memory.max (to 1/128 of the peak) at which the run still exits 0. The
+# run at that limit (just above the need) and at the last one that failed
+# (just below) are the checked ones: either it runs, or it stops with a
+# message and leaves a file that perf-ring report reads (or none); killed
+# by the OOM killer, it must leave no unreadable file either.
 cg=/sys/fs/cgroup
-memcg_run() { # memcg_run NAME MAX: the flight recorder in $cg/pr with memory.max=MAX
+# memcg_run NAME MAX: the flight recorder in a fresh $cg/pr with
+# memory.max=MAX; sets rc, peak and ooms.
+memcg_run() {
+	for _ in $(seq 50); do
+		[ -d $cg/pr ] || break
+		rmdir $cg/pr 2>/dev/null && break
+		usleep 100000		# exiting io_uring workers keep it busy
+	done
+	mkdir $cg/pr || { rc=255; return; }
 	echo "$2" > $cg/pr/memory.max
 	rm -f $d/m.data*
 	sh -c "echo \$\$ > $cg/pr/cgroup.procs && exec timeout -s KILL 120 \
@@ -187,40 +239,50 @@ memcg_run() { # memcg_run NAME MAX: the flight recorder in $cg/pr with memory.ma
 	peak=$(cat $cg/pr/memory.peak 2>/dev/null)
 	ooms=$(awk '$1 == "oom_kill" { print $2 }' $cg/pr/memory.events 2>/dev/null)
 }
+# memcg_check NAME MAX: the checks of a run at the limit MAX
+memcg_check() {
+	msg=$(grep -m1 -i 'error\|cannot\|fail\|memory\|killed\|perf-ring record:' $d/$1.out)
+	echo "# $1: memory.max $2: exit $rc, peak $peak, oom_kill ${ooms:-?}: $msg"
+	if [ "$rc" -ge 128 ]; then
+		# Killed (the OOM killer): no file, or one that reads.
+		bad=
+		for f in $d/m.data $d/m.data.*; do
+			[ -e "$f" ] || continue
+			case $f in *.rec|*.rep) continue ;; esac
+			echo "# $1: left ${f##*/}"
+			readable "$f" || { bad=1; echo "# memcg: ${f##*/} left behind cannot be read"; }
+		done
+		if [ -n "$bad" ]; then
+			notok "$1: memory.max $2: killed (exit $rc), with an unreadable file"
+		else
+			ok "$1: memory.max $2: killed (exit $rc, oom_kill ${ooms:-?}), no unreadable file"
+		fi
+	else
+		check_rec "$1" $d/m.data
+	fi
+}
 if [ -x /usr/bin/perf-ring ] && mkdir -p $cg 2>/dev/null && mount -t cgroup2 none $cg 2>/dev/null &&
-   echo +memory > $cg/cgroup.subtree_control 2>/dev/null && mkdir $cg/pr 2>/dev/null; then
+   echo +memory > $cg/cgroup.subtree_control 2>/dev/null; then
 	memcg_run memcg-free max
 	need=$peak
 	echo "# memcg: unlimited run: exit $rc, memory.peak $need bytes"
 	if [ "$rc" -ne 0 ] || [ -z "$need" ]; then
 		notok "memcg: the unlimited run failed (exit $rc)"
 	else
-		rmdir $cg/pr && mkdir $cg/pr	# a fresh memory.peak
-		above=$((need + need / 8))
-		memcg_run memcg-above $above
-		echo "# memcg: memory.max $above (need + 1/8): exit $rc, peak $peak, oom_kill ${ooms:-?}: $(grep -m1 -i 'error\|snapshot\|perf-ring record' $d/memcg-above.out)"
-		check_rec memcg-above $d/m.data
-		rmdir $cg/pr && mkdir $cg/pr
-		below=$((need - need / 4))
-		memcg_run memcg-below $below
-		echo "# memcg: memory.max $below (need - 1/4): exit $rc, peak $peak, oom_kill ${ooms:-?}: $(grep -m1 -i 'error\|snapshot\|perf-ring record' $d/memcg-below.out)"
-		if [ "$rc" -ge 128 ]; then
-			# Killed (the OOM killer): no file, or one that reads.
-			for f in $d/m.data $d/m.data.*; do
-				[ -e "$f" ] || continue
-				perf-ring report -i "$f" > $d/memcg-below.rep 2>&1 ||
-					{ rc=unreadable; echo "# memcg: $f left behind cannot be read"; }
-			done
-			if [ "$rc" = unreadable ]; then
-				notok "memcg: memory.max $below, 1/4 below the need: killed, with an unreadable file"
-			else
-				ok "memcg: memory.max $below, 1/4 below the need: killed (oom_kill ${ooms:-?}), no unreadable file"
-			fi
-		else
-			check_rec memcg-below $d/m.data
-		fi
+		lo=0 hi=$need
+		for _ in 1 2 3 4 5 6 7; do
+			mid=$(( (lo + hi) / 2 / 4096 * 4096 ))
+			memcg_run memcg-step $mid
+			echo "# memcg: bisection: memory.max $mid: exit $rc, peak $peak, oom_kill ${ooms:-?}"
+			if [ "$rc" -eq 0 ]; then hi=$mid; else lo=$mid; fi
+		done
+		echo "# memcg: perf-ring needs between $lo and $hi bytes of memory.max (unlimited peak $need)"
+		memcg_run memcg-above $hi
+		memcg_check memcg-above $hi
+		memcg_run memcg-below $lo
+		memcg_check memcg-below $lo
 	fi
-	echo max > $cg/pr/memory.max
+	rmdir $cg/pr 2>/dev/null
 else
 	ok "memcg # SKIP no cgroup v2 memory controller (CONFIG_MEMCG) or no perf-ring"
 fi

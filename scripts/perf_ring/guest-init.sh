@@ -6,7 +6,9 @@
 #   probe  prints the boot marker and powers off (the KVM probe);
 #   check  loads the ABI module, runs every selftest and prints TAP;
 #   bench  runs the icount benchmark (bench/guest-bench.sh);
-#   ab     runs make ab's RUN (/ab/ab-guest.sh, from the initrd ab.sh adds).
+#   ab     runs make ab's RUN (/ab/ab-guest.sh, from the initrd ab.sh adds);
+#   soak   runs the soak with CPU hotplug (/soak, from the initrd
+#          soak-guest.sh adds) and prints its result as TAP.
 # Everything goes to the serial console, which the host reads.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin
@@ -28,6 +30,8 @@ for arg in $(cat /proc/cmdline); do
 	perf_ring.scale=*) export PERF_RING_SCALE=${arg#perf_ring.scale=} ;;
 	perf_ring.pause_stress=*) pause_stress=${arg#perf_ring.pause_stress=} ;;
 	perf_ring.faults=*) faults=${arg#perf_ring.faults=} ;;
+	perf_ring.soak=*) soak=${arg#perf_ring.soak=} ;;
+	perf_ring.SOAK_*=*) arg=${arg#perf_ring.}; export "$arg" ;;
 	esac
 done
 
@@ -79,9 +83,22 @@ run_check() {
 				echo "# $t: not run: no hardware PMU (no /sys/bus/event_source/devices/cpu)"
 				continue
 			fi
+			# The debug kernel: initramfs.sh's copy with a longer
+			# limit for signal_stress_with_disable runs instead.
+			if [ "$t" = perf_events:sigtrap_threads ] && [ -x /usr/bin/sigtrap_threads-long ]; then
+				long=1
+				continue
+			fi
 			set -- "$@" -t "$t"
 		done
 		( cd /kselftest && ./run_kselftest.sh --per-test-log "$@" 2>&1 ) > "$scratch/kselftest.log"
+		if [ -n "${long:-}" ]; then
+			echo "# perf_events:sigtrap_threads, signal_stress_with_disable limited to 300 s, not 30 s (debug kernel):"
+			k=$(($(grep -cE '^(not )?ok [0-9]' "$scratch/kselftest.log") + 1))
+			res="ok"
+			/usr/bin/sigtrap_threads-long > /tmp/sigtrap_threads 2>&1 || res="not ok"
+			echo "$res $k selftests: perf_events: sigtrap_threads (300 s limit)" >> "$scratch/kselftest.log"
+		fi
 		# --per-test-log: each test's output in /tmp/<test>
 		for t in $(cat /kselftest/kselftest-list.txt 2>/dev/null); do
 			f=/tmp/${t#*:}
@@ -142,6 +159,23 @@ check)
 	;;
 bench) sh /bench/guest-bench.sh ;;
 ab) sh /ab/ab-guest.sh ;;
+soak)
+	echo "TAP version 13"
+	echo "1..1"
+	if [ -x /usr/bin/bash ] && [ -f /soak/scripts/perf_ring/soak.sh ]; then
+		# soak.sh's work directory goes to the guest's tmpfs
+		{ SOAK_HOTPLUG=1 SOAK_BIN=/soak/bin PR_BUILD=$scratch \
+			bash /soak/scripts/perf_ring/soak.sh "${soak:-600}" 2>&1
+		  echo $? > "$scratch/rc"; } | sed 's/^/# /'
+		if [ "$(cat "$scratch/rc" 2>/dev/null)" = 0 ]; then
+			echo "ok 1 soak with cpu hotplug, ${soak:-600} s"
+		else
+			echo "not ok 1 soak with cpu hotplug, ${soak:-600} s"
+		fi
+	else
+		echo "not ok 1 soak with cpu hotplug # no /soak in the initrd (scripts/perf_ring/soak-guest.sh adds it)"
+	fi
+	;;
 *) echo "perf_ring: unknown perf_ring.mode=$mode" ;;
 esac
 echo "PERF_RING_DONE"

@@ -23,17 +23,43 @@
 # is counted and reported, not failed.  Some snapshots are also decoded with
 # Debian's 'perf script' (when installed) and must give the same runs.
 #
+# SOAK_HOTPLUG=1 (make soak-guest, in the guest): perf-ring records system
+# wide (-a), and CPU 1 goes offline for SOAK_HOTPLUG_OFF_MS (default 700)
+# every SOAK_HOTPLUG_EVERY seconds (default 5) and comes back.  perf-ring
+# must notice every cycle (its summary counts them) and open CPU 1's events
+# again into CPU 1's buffer; the same checks apply to every snapshot.  With
+# -a every kill(2) on the machine, the SIGUSR2s included, is an event
+# trigger, so there are more snapshots than signals.
+#
 # Exit status: 0 clean, 1 on a violation or a failed recording.
 # Environment: SOAK_KEEP=1 keeps the work directory (and the snapshots);
 # SOAK_DROP_ONE=1 corrupts the check on purpose (it must then fail);
-# SOAK_PERF_EVERY=N cross-checks every Nth snapshot with perf (default 50).
+# SOAK_PERF_EVERY=N cross-checks every Nth snapshot with perf (default 50);
+# SOAK_SIGNAL_MS=N sends SIGUSR2 every N ms (default 100);
+# SOAK_BIN=DIR takes perf-ring and close-loop from DIR.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/lib.sh"
 
 DUR=${1:-600}
 case $DUR in ''|*[!0-9]*|0) pr_die "usage: soak.sh [SECONDS]";; esac
-BIN=$PR_BUILD/tools/perf_ring
+BIN=${SOAK_BIN:-$PR_BUILD/tools/perf_ring}
+SIG_MS=${SOAK_SIGNAL_MS:-100}
+HP=${SOAK_HOTPLUG:-0}
+HP_EVERY=${SOAK_HOTPLUG_EVERY:-5}
+HP_OFF_MS=${SOAK_HOTPLUG_OFF_MS:-700}
+case $SIG_MS$HP_EVERY$HP_OFF_MS in *[!0-9]*) pr_die "soak: SOAK_SIGNAL_MS, SOAK_HOTPLUG_EVERY and SOAK_HOTPLUG_OFF_MS take whole numbers";; esac
+[ "$SIG_MS" -gt 0 ] && [ "$HP_EVERY" -gt 0 ] || pr_die "soak: SOAK_SIGNAL_MS and SOAK_HOTPLUG_EVERY must be above 0"
+[ $((HP_OFF_MS)) -lt $((HP_EVERY * 1000)) ] || pr_die "soak: SOAK_HOTPLUG_OFF_MS must be shorter than SOAK_HOTPLUG_EVERY"
+# -a for the hotplug soak: a CPU going offline stops the events of its own
+# context, which perf-ring must open again (a command's events live in its
+# tasks' contexts and are not touched).
+rec_scope=
+cpu1=/sys/devices/system/cpu/cpu1/online
+if [ "$HP" = 1 ]; then
+	[ -w $cpu1 ] || pr_die "soak: SOAK_HOTPLUG=1 needs a CPU 1 that can go offline ($cpu1)"
+	rec_scope=-a
+fi
 PR=$BIN/perf-ring
 CL=$BIN/close-loop
 CHUNK=20000				# closes per close-loop run: the writers stop within one
@@ -55,7 +81,9 @@ fi
 
 mkdir -p "$PR_BUILD" || exit 1
 WORK=$(mktemp -d "$PR_BUILD/soak.XXXXXX") || exit 1
-rec_pid= chk_pid=
+rec_pid= chk_pid= hp_pid=
+# bash's clock, as "seconds.microseconds" (no date +%N in busybox)
+now_s() { echo "$EPOCHREALTIME"; }
 
 cleanup() {
 	local rc=$?
@@ -75,7 +103,9 @@ cleanup() {
 	done
 	[ -n "$chk_pid" ] && kill -TERM "$chk_pid" 2>/dev/null
 	[ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null
+	[ -n "$hp_pid" ] && kill -TERM "$hp_pid" 2>/dev/null
 	wait 2>/dev/null
+	[ "$HP" != 1 ] || echo 1 > $cpu1 2>/dev/null	# leave CPU 1 online
 	if [ "${SOAK_KEEP:-0}" = 1 ]; then
 		pr_log "soak: work directory kept: $WORK"
 	else
@@ -114,10 +144,12 @@ taskset -c 1 sh $WR $CL $W1 $L1 $CHUNK $WORK/run $WORK/writer1 &
 sh $WORK/kicker.sh $WORK/run $WORK/kicks &
 touch $WORK/started; wait"
 
-pr_log "soak: ${DUR}s, writers on CPU 0 and 1, -g -z, a snapshot every 100 ms (SIGUSR2), ~700 ms (control), 1.3 s (event), 7 s (time), 64 MB (size), in $WORK"
+hp_note=
+[ "$HP" = 1 ] && hp_note=", -a, CPU 1 offline ${HP_OFF_MS} ms every ${HP_EVERY} s"
+pr_log "soak: ${DUR}s, writers on CPU 0 and 1, -g -z$hp_note, a snapshot every $SIG_MS ms (SIGUSR2), ~700 ms (control), 1.3 s (event), 7 s (time), 64 MB (size), in $WORK"
 mkfifo "$WORK/ctl" "$WORK/ack" || pr_die "soak: mkfifo failed"
-start=$(date +%s.%N)
-(cd "$WORK" && exec "$PR" record --overwrite -g -z -e raw_syscalls:sys_enter \
+start=$(now_s)
+(cd "$WORK" && exec "$PR" record $rec_scope --overwrite -g -z -e raw_syscalls:sys_enter \
 	--switch-output=signal --switch-output=7s --switch-output=64M --control=fifo:ctl,ack \
 	--switch-output-event=syscalls:sys_enter_kill -o soak.data -- sh -c "$cmd") \
 	>"$WORK/record.log" 2>&1 &
@@ -125,7 +157,7 @@ rec_pid=$!
 
 drop=
 [ "${SOAK_DROP_ONE:-0}" = 1 ] && drop=--drop-one
-"$HERE/soak_check.py" --follow "$WORK/recorded" --generated "@$WORK/generated" \
+python3 "$HERE/soak_check.py" --follow "$WORK/recorded" --generated "@$WORK/generated" \
 	--perf "${SOAK_PERF_EVERY:-50}" $drop "$WORK" soak.data \
 	$W0:$L0 $W1:$L1 >"$WORK/check.log" 2>&1 &
 chk_pid=$!
@@ -151,7 +183,66 @@ done
 ) &
 ctl_pid=$!
 
-# One SIGUSR2 every 100 ms, on a schedule (so that the time a signal and a
+# SOAK_HOTPLUG=1: CPU 1 offline and back on a schedule; the number of
+# cycles done, failed writes and the longest time perf-ring took to say
+# that CPU 1 was back (ms) in $WORK/hotplug.
+#
+# A CPU going offline takes its -a events along; perf-ring opens them again
+# once it sees the CPU back, and until then nothing that runs there is
+# recorded.  That hole is the kernel's, not the flight recorder's, so the
+# check leaves it out: the kernel moves writer 1 to CPU 0 when CPU 1 goes
+# (and lets it run anywhere); it is pinned to CPU 0 there, and back to
+# CPU 1 once perf-ring has said that CPU 1 is back (it opens the events
+# right after saying so), 0.3 s later.  Its records still move between the
+# two CPUs' buffers, which is what the check needs to see.
+#
+# pin_writer1 CPU: writer 1's shell first (the close-loops it starts
+# inherit that), then the close-loop it runs now.
+pin_writer1() {
+	local sh c ppid
+	sh=$(cat "$WORK/writer1.pid" 2>/dev/null) || return 0
+	taskset -p -c "$1" "$sh" >/dev/null 2>&1
+	for c in /proc/[0-9]*/stat; do
+		read -r _ _ _ ppid _ 2>/dev/null <"$c" || continue
+		[ "$ppid" = "$sh" ] || continue
+		c=${c#/proc/}
+		taskset -p -c "$1" "${c%/stat}" >/dev/null 2>&1
+	done
+}
+if [ "$HP" = 1 ]; then
+	(
+		n=0 err=0 late=0
+		ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
+		us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
+		while [ -e "$WORK/run" ]; do
+			sleep "$(ms $((HP_EVERY * 1000 - HP_OFF_MS)))"
+			[ -e "$WORK/run" ] || break
+			if ! echo 0 > $cpu1; then
+				err=$((err + 1))
+				echo "$n $err $late" >"$WORK/hotplug"
+				continue
+			fi
+			pin_writer1 0
+			sleep "$(ms "$HP_OFF_MS")"
+			t0=$(us)
+			echo 1 > $cpu1 || err=$((err + 1))
+			n=$((n + 1))
+			# perf-ring's "cpu 1 is back online", up to 20 s
+			for _ in $(seq 200); do
+				[ "$(grep -c 'cpu 1 is back online' "$WORK/record.log")" -lt $n ] || break
+				sleep 0.1
+			done
+			t=$(( ($(us) - t0) / 1000 ))
+			[ $t -le $late ] || late=$t
+			sleep 0.3
+			pin_writer1 1
+			echo "$n $err $late" >"$WORK/hotplug"
+		done
+	) &
+	hp_pid=$!
+fi
+
+# One SIGUSR2 every $SIG_MS ms, on a schedule (so that the time a signal and a
 # sleep take does not add up).
 signals=0
 now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
@@ -159,7 +250,7 @@ next=$(now_us)
 end=$((next + DUR * 1000000))
 while [ "$next" -lt "$end" ] && kill -0 "$rec_pid" 2>/dev/null; do
 	kill -USR2 "$rec_pid" 2>/dev/null && signals=$((signals + 1))
-	next=$((next + 100000))
+	next=$((next + SIG_MS * 1000))
 	wait_us=$((next - $(now_us)))
 	[ $wait_us -gt 0 ] && sleep "$(printf '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000)))"
 done
@@ -171,9 +262,14 @@ rec_rc=$?
 rec_pid=
 wait "$ctl_pid"
 ctl_pid=
+if [ -n "$hp_pid" ]; then
+	wait "$hp_pid"
+	hp_pid=
+	read -r hp_cycles hp_err hp_late <"$WORK/hotplug" 2>/dev/null
+fi
 read -r acks bad_acks <"$WORK/ctl.count" 2>/dev/null
 kicks=$(cat "$WORK/kicks" 2>/dev/null)
-elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+elapsed=$(echo "$(now_s) - $start" | bc)
 g0=$(cat "$WORK/writer0" 2>/dev/null) g1=$(cat "$WORK/writer1" 2>/dev/null)
 if [ -n "$g0" ] && [ -n "$g1" ]; then
 	echo "$g0,$g1" >"$WORK/generated"
@@ -184,10 +280,10 @@ touch "$WORK/recorded"
 wait "$chk_pid"
 chk_rc=$?
 chk_pid=
-check_end=$(date +%s.%N)
+check_end=$(now_s)
 
 fail=0
-summary=$(grep '^\[ perf-ring record:' "$WORK/record.log")
+summary=$(grep '^\[ perf-ring record:' "$WORK/record.log" | grep -v '^\[ perf-ring record: cpu ')
 written=$(grep -c '^\[ perf-ring: snapshot ' "$WORK/record.log")
 if [ $rec_rc -ne 0 ] || [ -z "$summary" ]; then
 	tail -5 "$WORK/record.log" >&2
@@ -212,6 +308,19 @@ if [ "${acks:-0}" -lt 1 ] || [ "${bad_acks:-1}" -ne 0 ] || [ "${kicks:-0}" -lt 1
    ! grep -q -- '--switch-output-event: [1-9]' "$WORK/record.log"; then
 	pr_log "soak: control acks ${acks:-?} (bad ${bad_acks:-?}), event triggers ${kicks:-?}: $(tail -2 "$WORK/ctl.err" 2>/dev/null)"
 	fail=1
+fi
+hp_seen=
+if [ "$HP" = 1 ]; then
+	# perf-ring's note: "cpu 1 went offline N times (...); its events
+	# were opened again each time it came back"
+	hp_seen=$(sed -n 's/.*note: cpu 1 went offline \([0-9]*\) times\{0,1\} .*opened again each time.*/\1/p' \
+		"$WORK/record.log")
+	if [ "${hp_cycles:-0}" -lt 1 ] || [ "${hp_err:-1}" -ne 0 ] || [ "${hp_seen:-0}" != "$hp_cycles" ]; then
+		grep 'cpu 1' "$WORK/record.log" | tail -3 >&2
+		pr_log "soak: CPU 1 went offline and back ${hp_cycles:-0} times (${hp_err:-?} failed writes); perf-ring counted ${hp_seen:-none} and opened its events again"
+		fail=1
+	fi
+	echo "soak: cpu 1 went offline and came back ${hp_cycles:-0} times; perf-ring counted ${hp_seen:-none} and opened its events again each time; it said that cpu 1 was back at most ${hp_late:-?} ms after it was"
 fi
 printf 'soak: %.1f s recording (%d SIGUSR2, %s control snapshots acked, %s kill(2) events), checked %.1f s later; writers issued %s + %s closes\n' \
 	"$elapsed" "$signals" "${acks:-?}" "${kicks:-?}" "$(echo "$check_end - $start - $elapsed" | bc)" "${g0:-?}" "${g1:-?}"

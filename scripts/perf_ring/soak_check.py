@@ -9,8 +9,13 @@ i = 0, 1, ... (its sys_enter records carry the sequence number i in args[0])
 and never reached LIMIT.  The snapshots are the files DIR/PREFIX.*
 (perf-ring names them PREFIX.YYYYmmddHHMMSSmmm).  For every snapshot and
 every writer, the writer's records must form one contiguous run of
-sequence numbers in file order (no gap, no duplicate, no reordering) with
-non-decreasing timestamps; from one snapshot to the next, a writer's run
+sequence numbers (no gap, no duplicate) with timestamps that do not go
+backwards along it.  A writer that stays on one CPU has all its records
+in one buffer, and the run must be in file order.  One that moves (CPU
+hotplug takes it off its CPU) has them in several buffers, which perf-ring
+writes one after the other and perf sorts by time: then the records from
+each CPU must be in order in the file, and together they must make the
+run.  From one snapshot to the next, a writer's run
 must not start or end earlier (snapshots never go backwards), and the
 snapshot numbers perf-ring stores must increase in file-name order.
 
@@ -119,7 +124,7 @@ def parse(path, writers):
 
 
 def walk(b, pos, end, st, lo, hi, runs, nsamples, zdata, unpack_q):
-    """Append each writer's (seq, time) from the records in b[pos:end]."""
+    """Append each writer's (seq, time, cpu) from the records in b[pos:end]."""
     where = 'decompressed data' if zdata is None else 'data section'
     while pos + 8 <= end:
         rtype, _misc, size = struct.unpack_from('<IHH', b, pos)
@@ -132,7 +137,7 @@ def walk(b, pos, end, st, lo, hi, runs, nsamples, zdata, unpack_q):
         elif rtype == SAMPLE:
             nsamples[0] += 1
             o = pos + 8
-            t = None
+            t = cpu = None
             if st & ST_IDENT:
                 o += 8
             if st & ST_IP:
@@ -144,6 +149,8 @@ def walk(b, pos, end, st, lo, hi, runs, nsamples, zdata, unpack_q):
                 o += 8
             for bit in (ST_ADDR, ST_ID, ST_STREAM_ID, ST_CPU, ST_PERIOD):
                 if st & bit:
+                    if bit == ST_CPU:
+                        cpu = struct.unpack_from('<I', b, o)[0]
                     o += 8
             if st & ST_CALLCHAIN:
                 o += 8 + 8 * unpack_q(b, o)[0]
@@ -155,7 +162,7 @@ def walk(b, pos, end, st, lo, hi, runs, nsamples, zdata, unpack_q):
                     if nr == NR_CLOSE:
                         for w in range(len(lo)):
                             if lo[w] <= a0 < hi[w]:
-                                runs.setdefault(w, []).append((a0 - lo[w], t))
+                                runs.setdefault(w, []).append((a0 - lo[w], t, cpu))
                                 break
         pos += size
     if pos != end:
@@ -200,6 +207,7 @@ class Checker:
         self.overwritten = 0               # perf-ring's own count
         self.dropped = False
         self.perf_checked = 0
+        self.moved = 0                     # writer runs from several CPUs
 
     def bad(self, msg):
         self.violations.append(msg)
@@ -230,18 +238,8 @@ class Checker:
             if not run:
                 continue        # a window may hold none of a writer's records
             self.records += len(run)
-            seqs = [s for s, _ in run]
-            for i in range(1, len(run)):
-                if seqs[i] != seqs[i - 1] + 1:
-                    kind = ('duplicate' if seqs[i] == seqs[i - 1] else
-                            'reordered' if seqs[i] < seqs[i - 1] else 'gap')
-                    self.bad('%s: writer %d: %s: %d then %d' %
-                             (name, w, kind, seqs[i - 1], seqs[i]))
-                    break
-                if run[i][1] is not None and run[i][1] < run[i - 1][1]:
-                    self.bad('%s: writer %d: time goes backwards at %d' %
-                             (name, w, seqs[i]))
-                    break
+            run = self.check_run(name, w, run)
+            seqs = [s for s, _, _ in run]
             f, l = seqs[0], seqs[-1]
             if self.first[w] is not None and (f < self.first[w] or l < self.last[w]):
                 self.bad('%s: writer %d: run %d..%d goes back from %d..%d' %
@@ -256,11 +254,46 @@ class Checker:
                             or self.a.final):
             self.cross_check(path, runs)
 
+    def check_run(self, name, w, run):
+        """Check one writer's records of one snapshot, in file order; return
+        them in sequence order."""
+        cpus = set(c for _, _, c in run)
+        if len(cpus) > 1:
+            # each CPU's records in order, then all of them by number
+            for c in sorted(cpus):
+                sub = [r for r in run if r[2] == c]
+                for i in range(1, len(sub)):
+                    if sub[i][0] <= sub[i - 1][0]:
+                        kind = 'duplicate' if sub[i][0] == sub[i - 1][0] else 'reordered'
+                        self.bad('%s: writer %d: cpu %d: %s: %d then %d' %
+                                 (name, w, c, kind, sub[i - 1][0], sub[i][0]))
+                        return sorted(run)
+            run = sorted(run)
+        where = ' (from cpus %s)' % ','.join(str(c) for c in sorted(cpus)) \
+            if len(cpus) > 1 else ''
+        for i in range(1, len(run)):
+            if run[i][0] != run[i - 1][0] + 1:
+                kind = ('duplicate' if run[i][0] == run[i - 1][0] else
+                        'reordered' if run[i][0] < run[i - 1][0] else 'gap')
+                if where and run[i][1] is not None and run[i - 1][1] is not None:
+                    where += ', times %.6f and %.6f' % (run[i - 1][1] / 1e9, run[i][1] / 1e9)
+                self.bad('%s: writer %d: %s: %d then %d%s' %
+                         (name, w, kind, run[i - 1][0], run[i][0], where))
+                break
+            if run[i][1] is not None and run[i - 1][1] is not None and \
+               run[i][1] < run[i - 1][1]:
+                self.bad('%s: writer %d: time goes backwards at %d%s' %
+                         (name, w, run[i][0], where))
+                break
+        self.moved += len(cpus) > 1
+        return run
+
     def cross_check(self, path, runs):
         pr = perf_runs(path, self.writers)
         self.perf_checked += 1
         for w in range(self.nw):
-            mine = [s for s, _ in runs.get(w, [])]
+            # perf orders by time, which for a good run is by number
+            mine = sorted(s for s, _, _ in runs.get(w, []))
             theirs = pr.get(w, [])
             if mine != theirs:
                 self.bad('%s: writer %d: perf script sees %d records (%s..%s), '
@@ -348,10 +381,11 @@ def main():
           '%d distinct of %d issued; not captured (overwritten, allowed): %d '
           '= %d between snapshots + %d after the last one; perf-ring counted '
           '%d overwritten (all samples); perf script cross-checked %d '
-          'snapshots; %d violations; %.1f s' %
+          'snapshots; %d writer runs came from more than one CPU; '
+          '%d violations; %.1f s' %
           (c.snapshots, c.samples, c.records, distinct, issued,
            issued - distinct, sum(c.gaps), issued - seen, c.overwritten,
-           c.perf_checked, len(c.violations), time.time() - t0))
+           c.perf_checked, c.moved, len(c.violations), time.time() - t0))
     return 1 if c.violations else 0
 
 

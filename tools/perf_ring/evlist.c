@@ -556,7 +556,6 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 	int lfd[MAX_EVENTS], fds = 0, r = -1, sb = -1, tr = -1, n, err;
 	struct efd *v;
 
-	(void)o;
 	for (int i = 0; i < el->nrings; i++)
 		if (el->rings[i].cpu == cpu)
 			r = i;
@@ -568,9 +567,26 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 			tr = i;
 	if (!el->per_cpu || r < 0)
 		return 0;
-	for (int e = 0; e < el->nev; e++)
-		if (el->evs[e].nr_ids >= el->evs[e].ids_room)
+	/*
+	 * A streamed file's data starts after the ids' room, fixed when the
+	 * file was opened: no more ids than that.  The flight recorder lays
+	 * out each snapshot when it writes it, and no snapshot is open here
+	 * (take_snapshot() opens and closes its file), so its room grows.
+	 */
+	for (int e = 0; e < el->nev; e++) {
+		struct pf_event *ev = &el->evs[e];
+		u64 *ids;
+
+		if (ev->nr_ids < ev->ids_room)
+			continue;
+		if (!o->overwrite)
 			return -ENOSPC;		/* no room left in the header */
+		ids = realloc(ev->ids, 2 * ev->ids_room * sizeof(u64));
+		if (!ids)
+			return -ENOMEM;
+		ev->ids = ids;
+		ev->ids_room *= 2;
+	}
 	v = realloc(el->fds, (el->nfds + el->nev) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;

@@ -100,7 +100,9 @@ void evlist_enable(struct evlist *el, bool on);
  * -a/-C: a CPU came back online, and the kernel does not restart the
  * events it took down.  Open them again on that CPU, into its buffers
  * (PERF_EVENT_IOC_SET_OUTPUT), with new ids that the file's header will
- * carry, and enable them.  Returns how many were opened, or -errno.
+ * carry, and enable them.  Returns how many were opened, or -errno:
+ * -ENOSPC when a streamed file has no room left for more ids (3 more per
+ * CPU on average; the flight recorder's snapshots have no such limit).
  */
 int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu);
 /*

@@ -141,8 +141,14 @@ static int out_open_pipe(struct out_file *f, struct writer_opts *wo)
 	return 0;
 }
 
+static void partial_name(const struct out_file *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.partial", f->path);
+}
+
 int out_open(struct out_file *f, const char *path)
 {
+	char tmp[sizeof(f->path) + 16];
 	struct writer_opts wo = {
 		.aio = f->o->aio, .level = f->o->level,
 		.chunk_size = CHUNK_SIZE, .nchunks = NR_CHUNKS,
@@ -166,9 +172,18 @@ int out_open(struct out_file *f, const char *path)
 		goto start;
 	}
 	keep_old(path);
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A flight-recorder snapshot is written under a temporary name and
+	 * renamed when finalized, so that a kill while it is written (the OOM
+	 * killer, say) leaves either a whole file under its name or none: the
+	 * leftover PATH.partial is for "perf-ring report --recover".
+	 */
+	f->partial = f->o->overwrite;
+	partial_name(f, tmp, sizeof(tmp));
+	f->fd = open(f->partial ? tmp : path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (f->fd < 0) {
-		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
+		return fail_set(-errno, "cannot create output '%s': %s",
+				f->partial ? tmp : path, strerror(errno));
 	}
 	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
@@ -393,6 +408,15 @@ closed:
 		fail_set(err, "closing '%s': %s", f->path, strerror(errno));
 	}
 	f->fd = -1;
+	if (f->partial && !f->pipe) {
+		char tmp[sizeof(f->path) + 16];
+
+		partial_name(f, tmp, sizeof(tmp));
+		if (rename(tmp, f->path) && !err) {
+			err = -errno;
+			fail_set(err, "renaming '%s' to '%s': %s", tmp, f->path, strerror(errno));
+		}
+	}
 	f->tot.raw += f->w.raw_bytes;
 	f->tot.out += f->w.out_bytes;
 	f->tot.samples += f->cnt.nr[PERF_RECORD_SAMPLE];

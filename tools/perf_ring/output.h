@@ -30,6 +30,7 @@ struct out_file {
 	int fd;
 	bool pipe;			/* -o -: perf's pipe format on stdout */
 	char path[4096];
+	bool partial;			/* written as PATH.partial, renamed when whole */
 	u64 data_off;
 	struct writer w;
 	bool on;			/* a file is open */

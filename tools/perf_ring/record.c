@@ -13,10 +13,12 @@
  *   workload.c     the command after "--"
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "bpfsyms.h"
@@ -268,6 +270,21 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
 			return 1;
 		}
+	}
+	/*
+	 * PERF_RING_MAKE_IT_FAIL=1 (the debug guest's fault injection, with
+	 * task-filter): the kernel's injected failures may hit this task and
+	 * the threads it starts from here on, not the command, which is
+	 * forked already, and not the exec that started perf-ring.
+	 */
+	if (getenv("PERF_RING_MAKE_IT_FAIL")) {
+		int fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "1", 1) != 1)
+			fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/make-it-fail: %s\n",
+				strerror(errno));
+		if (fd >= 0)
+			close(fd);
 	}
 	err = evlist_targets(&el, &o, wl.pid);
 	if (!err)
