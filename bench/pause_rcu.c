@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define PAGES		16
 #define SPIN_US		20
 #define GAP_US		200
@@ -84,26 +86,6 @@ static void print_dist(const char *key, uint64_t *v, int n)
 	       v[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1] / 1e3, v[n - 1] / 1e3);
 }
 
-static long tracepoint_id(const char *name)
-{
-	const char *roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
-	char path[256];
-	long id = -1;
-
-	for (unsigned int i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/%s/id", roots[i], name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%ld", &id) != 1)
-			id = -1;
-		fclose(f);
-	}
-	return id;
-}
-
 int main(int argc, char **argv)
 {
 	int n, m, rcpu = 0, wcpu = 1, fd, q;
@@ -129,7 +111,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pause_rcu: N and M must be >= 1, the CPUs must differ\n");
 		return 2;
 	}
-	id = tracepoint_id("raw_syscalls/sys_enter");
+	id = bench_tracepoint_id("raw_syscalls/sys_enter");
 	if (id < 0) {
 		fprintf(stderr, "pause_rcu: no raw_syscalls/sys_enter tracepoint (tracefs mounted?)\n");
 		return 1;

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_CPUS 64
 /* write_backward is bit 27 of the flags word after read_format. */
 #define WRITE_BACKWARD_BIT 27
@@ -64,31 +66,10 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int tracepoint_id(const char *name)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
-	char path[256];
-	int id = -1;
-
-	for (unsigned int i = 0; i < 2 && id < 0; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/raw_syscalls/%s/id", roots[i], name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%d", &id) != 1)
-			id = -1;
-		fclose(f);
-	}
-	return id;
-}
-
 /* Open the floor's events for @pid on every CPU; 0 or a negative errno. */
 static int open_floor(pid_t pid, long pages)
 {
-	static const char *const tps[] = { "sys_enter", "sys_exit" };
+	static const char *const tps[] = { "raw_syscalls/sys_enter", "raw_syscalls/sys_exit" };
 	long psize = sysconf(_SC_PAGESIZE);
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 
@@ -100,10 +81,10 @@ static int open_floor(pid_t pid, long pages)
 		for (int i = 0; i < 2; i++) {
 			struct perf_event_attr attr;
 			uint64_t flags;
-			int id = tracepoint_id(tps[i]), fd;
+			int id = bench_tracepoint_id(tps[i]), fd;
 
 			if (id < 0) {
-				fprintf(stderr, "rec_run: tracepoint raw_syscalls:%s not found\n", tps[i]);
+				fprintf(stderr, "rec_run: tracepoint %s not found\n", tps[i]);
 				return -ENOENT;
 			}
 			memset(&attr, 0, sizeof(attr));

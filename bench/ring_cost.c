@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define WRITE_BACKWARD_BIT	27	/* in the flags word after read_format */
 #define RING_PAGES		16	/* data pages, a power of two */
 #define KSFT_SKIP		4
@@ -42,35 +44,11 @@
 
 static long page_size;
 
-static int tracepoint_id(const char *name)
-{
-	static const char *const roots[] = {
-		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
-	};
-	char path[256];
-	unsigned int i;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		FILE *f;
-		int id;
-
-		snprintf(path, sizeof(path), "%s/%s/id", roots[i], name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%d", &id) != 1)
-			id = -EINVAL;
-		fclose(f);
-		return id;
-	}
-	return -ENOENT;
-}
-
 static int open_event(const char *tp, int backward, int group_fd)
 {
 	struct perf_event_attr attr;
 	uint64_t flags;
-	int id = tracepoint_id(tp);
+	int id = bench_tracepoint_id(tp);
 	int fd;
 
 	if (id < 0) {
