@@ -18,24 +18,29 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
+# Scratch files: a tmpfs of their own (the recorders write their output
+# there, as they would to /tmp).
+W=/bench/work
+mkdir -p "$W" && mount -t tmpfs tmpfs "$W"
+
 # perfcheck: perf's three commands on this kernel, one "perfcheck" line.
 perfcheck() {
 	if ! [ -x /usr/bin/perf ]; then
 		echo "perfcheck skipped: no perf in the initramfs (GUEST_PERF=1)"
 		return
 	fi
-	cd /tmp || return
-	perf record -q -e 'raw_syscalls:*' -o /tmp/check.data -- close-loop 1000 >/tmp/check.out 2>&1
+	cd "$W" || return
+	perf record -q -e 'raw_syscalls:*' -o $W/check.data -- close-loop 1000 >$W/check.out 2>&1
 	r=$?
-	perf report --stats -i /tmp/check.data >/tmp/check.stats 2>&1
+	perf report --stats -i $W/check.data >$W/check.stats 2>&1
 	s=$?
-	n=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' /tmp/check.stats)
-	perf script -i /tmp/check.data >/tmp/check.script 2>&1
+	n=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' $W/check.stats)
+	perf script -i $W/check.data >$W/check.script 2>&1
 	c=$?
-	lines=$(grep -c 'raw_syscalls:sys_e' /tmp/check.script)
+	lines=$(grep -c 'raw_syscalls:sys_e' $W/check.script)
 	echo "perfcheck $(perf --version | tr ' ' _) record=$r stats=$s samples=${n:-0} script=$c script_lines=$lines"
-	[ "$r$s$c" = 000 ] || { sed 's/^/# /' /tmp/check.out /tmp/check.stats | tail -20; }
-	rm -f /tmp/check.*
+	[ "$r$s$c" = 000 ] || { sed 's/^/# /' $W/check.out $W/check.stats | tail -20; }
+	rm -f $W/check.*
 }
 
 # rec TOOL MODE FILE [-f PAGES] -- CMD...: one timed run (bench/rec_run.c),
@@ -44,15 +49,15 @@ rec() {
 	tool=$1 mode=$2 file=$3
 	shift 3
 	rm -f "$file"
-	/bench/rec_run "$@" >/tmp/rec.out 2>/tmp/rec.err
-	line=$(grep '^rec_run ' /tmp/rec.err)
-	case "$line" in *status=0) ;; *) sed 's/^/# /' /tmp/rec.err | tail -5 ;; esac
+	/bench/rec_run "$@" >$W/rec.out 2>$W/rec.err
+	line=$(grep '^rec_run ' $W/rec.err)
+	case "$line" in *status=0) ;; *) sed 's/^/# /' $W/rec.err | tail -5 ;; esac
 	samples=0 lost=0 bytes=0
 	if [ -f "$file" ]; then
 		bytes=$(wc -c < "$file")
-		perf-ring report -i "$file" >/tmp/rec.rep 2>&1
-		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' /tmp/rec.rep)
-		lost=$(awk '/^  lost:/ { print $2; exit }' /tmp/rec.rep)
+		perf-ring report -i "$file" >$W/rec.rep 2>&1
+		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' $W/rec.rep)
+		lost=$(awk '/^  lost:/ { print $2; exit }' $W/rec.rep)
 		rm -f "$file"
 	fi
 	echo "rec tool=$tool mode=$mode ${line#rec_run } samples=${samples:-0} lost=${lost:-0} bytes=$bytes"
@@ -65,11 +70,11 @@ recorders() {
 	fi
 	# Nothing random: the same instructions on every boot.
 	echo 0 > /proc/sys/kernel/randomize_va_space
-	cd /tmp || return
+	cd "$W" || return
 	pages=128
 	ev='raw_syscalls:*'
 	varied_ev='raw_syscalls:*,sched:sched_switch,sched:sched_wakeup'
-	o=/tmp/rec.data
+	o=$W/rec.data
 	perf_rec="perf record -q -m $pages -o $o"
 	ring_rec="perf-ring record -q -m $pages -o $o"
 	echo "# recorders: $calls close(-1), $pages pages, $(uname -r), $(perf --version)"
@@ -107,7 +112,7 @@ recorders() {
 	# (instructions) of the whole system while it records, with the loop
 	# and without it (what start and exit cost). The profiler runs as
 	# "prof", so that its own work is not the recorded perf's.
-	ln -sf /usr/bin/perf /tmp/prof
+	ln -sf /usr/bin/perf $W/prof
 	for tool in perf-ring perf; do
 		rec_cmd=$ring_rec
 		[ $tool = perf ] && rec_cmd=$perf_rec
@@ -115,13 +120,13 @@ recorders() {
 			opt=
 			[ $m = z1 ] && opt=-z1
 			for n in "$calls" 0; do
-				/tmp/prof record -q -e cpu-clock -c 20000 -a -o /tmp/prof.data -- \
+				$W/prof record -q -e cpu-clock -c 20000 -a -o $W/prof.data -- \
 					$rec_cmd $opt -e "$ev" -- close-loop "$n" >/dev/null 2>&1
 				echo "PROFILE_BEGIN $tool $m/$n"
-				perf report -i /tmp/prof.data --stdio -n --no-children \
+				perf report -i $W/prof.data --stdio -n --no-children \
 					--sort comm,dso,sym 2>/dev/null | awk '$1 ~ /%$/ && $2 >= 3'
 				echo "PROFILE_END"
-				rm -f /tmp/prof.data $o
+				rm -f $W/prof.data $o
 			done
 		done
 	done
