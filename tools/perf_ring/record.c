@@ -84,9 +84,9 @@ static void synth_existing(const struct record_opts *o, const struct evlist *el,
 		fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
 	if (o->verbose)
 		fprintf(stderr, "perf-ring record: synthesized %llu threads of %llu processes "
-			"on %d threads in %.1f ms\n",
+			"on %d threads in %.1f ms, listed by %s\n",
 			(unsigned long long)res.nr_threads,
-			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6);
+			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6, res.how);
 }
 
 static bool targets_alive(const struct record_opts *o)
@@ -234,7 +234,7 @@ int cmd_record(int argc, char **argv)
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
 
-	if (record_parse(argc, argv, &o))
+	if (record_parse(argc, argv, &o) || synth_parse_env())
 		return 1;
 	/* the flight recorder's side-band event (evlist.h) */
 	if (o.overwrite && o.events.nr == MAX_EVENTS) {

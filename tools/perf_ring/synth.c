@@ -14,6 +14,7 @@
 
 #include "prio.h"
 #include "synth.h"
+#include "synth-iter.h"
 
 u32 synth_id_hdr_size(u64 st)
 {
@@ -353,6 +354,24 @@ static pid_t parent_of(pid_t pid)
 	return pp;
 }
 
+/* FORK, which tells perf how the thread relates to its parent, and COMM */
+static void put_thread(struct pbuf *out, pid_t pid, pid_t tid, pid_t ppid, const char *comm,
+		       u32 id_hdr, struct synth_result *r)
+{
+	struct { u32 pid, tid; } cb = { pid, tid };
+	struct { u32 pid, ppid, tid, ptid; u64 time; } fb = {
+		.pid = pid, .tid = tid,
+		.ppid = tid == pid ? ppid : pid,
+		.ptid = tid == pid ? ppid : pid,
+	};
+
+	put_rec(out, PERF_RECORD_FORK, 0, &fb, sizeof(fb), NULL, id_hdr);
+	r->nr_fork++;
+	put_rec(out, PERF_RECORD_COMM, 0, &cb, sizeof(cb), comm, id_hdr);
+	r->nr_comm++;
+	r->nr_threads++;
+}
+
 static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_result *r)
 {
 	char path[64];
@@ -368,30 +387,80 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 	while ((de = readdir(d))) {
 		char comm[32];
 		pid_t tid;
-		struct { u32 pid, tid; } cb;
-		struct { u32 pid, ppid, tid, ptid; u64 time; } fb;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		tid = atoi(de->d_name);
 		if (read_comm(dirfd(d), tid, comm, sizeof(comm)))
 			continue;
-		/* FORK tells perf how the thread relates to its parent */
-		fb.pid = pid;
-		fb.tid = tid;
-		fb.ppid = tid == pid ? ppid : pid;
-		fb.ptid = tid == pid ? ppid : pid;
-		fb.time = 0;
-		put_rec(out, PERF_RECORD_FORK, 0, &fb, sizeof(fb), NULL, id_hdr);
-		r->nr_fork++;
-		cb.pid = pid;
-		cb.tid = tid;
-		put_rec(out, PERF_RECORD_COMM, 0, &cb, sizeof(cb), comm, id_hdr);
-		r->nr_comm++;
-		r->nr_threads++;
+		put_thread(out, pid, tid, ppid, comm, id_hdr, r);
 		any = true;
 	}
 	closedir(d);
+	if (any) {
+		synth_maps(pid, id_hdr, out, r);
+		r->nr_procs++;
+	}
+}
+
+/*
+ * The threads of process PID from the BPF task iterator's list, sorted by
+ * tgid with each leader first; the maps as above.  A process the iterator
+ * did not see (started since, or hidden from BPF iterators) is read from
+ * /proc instead.
+ */
+static void synth_proc_iter(pid_t pid, const struct synth_task *t, size_t n, u32 id_hdr,
+			    struct pbuf *out, struct synth_result *r)
+{
+	size_t lo = 0, hi = n;
+	bool any = false;
+	pid_t ppid;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t[mid].tgid < (u32)pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || t[lo].tgid != (u32)pid) {
+		r->nr_unseen++;
+		synth_proc(pid, id_hdr, out, r);
+		return;
+	}
+	/* a thread's real_parent is its leader's: the PPid of /proc/PID/status */
+	ppid = t[lo].ptgid;
+	for (; lo < n && t[lo].tgid == (u32)pid; lo++) {
+		char comm[32];
+
+		if (t[lo].flags & SYNTH_PF_KTHREAD) {
+			/*
+			 * /proc gives a kernel thread's full name (kworkers
+			 * with their workqueue), not task->comm: read it there
+			 * as the /proc path does.
+			 */
+			char path[48];
+			int fd;
+
+			snprintf(path, sizeof(path), "/proc/%d/task", pid);
+			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (read_comm(fd, t[lo].tid, comm, sizeof(comm))) {
+				close(fd);
+				continue;	/* gone meanwhile */
+			}
+			close(fd);
+		} else {
+			memcpy(comm, t[lo].comm, sizeof(t[lo].comm));
+			comm[sizeof(t[lo].comm) - 1] = 0;
+			/* as read_comm() from the text of /proc */
+			comm[strcspn(comm, "\n")] = 0;
+		}
+		put_thread(out, pid, t[lo].tid, ppid, comm, id_hdr, r);
+		any = true;
+	}
 	if (any) {
 		synth_maps(pid, id_hdr, out, r);
 		r->nr_procs++;
@@ -402,6 +471,8 @@ struct synth_job {
 	const pid_t *pids;
 	int from, to;
 	u32 id_hdr;
+	const struct synth_task *tasks;	/* NULL: /proc only */
+	size_t ntasks;
 	struct pbuf out;
 	struct synth_result res;
 };
@@ -410,8 +481,13 @@ static void *synth_worker(void *arg)
 {
 	struct synth_job *j = arg;
 
-	for (int i = j->from; i < j->to; i++)
-		synth_proc(j->pids[i], j->id_hdr, &j->out, &j->res);
+	for (int i = j->from; i < j->to; i++) {
+		if (j->tasks)
+			synth_proc_iter(j->pids[i], j->tasks, j->ntasks, j->id_hdr, &j->out,
+					&j->res);
+		else
+			synth_proc(j->pids[i], j->id_hdr, &j->out, &j->res);
+	}
 	return NULL;
 }
 
@@ -462,20 +538,95 @@ static int all_pids(pid_t **out, int *n)
 	return 0;
 }
 
+static int synth_method = -1;	/* SYNTH_*; -1: from PERF_RING_SYNTH */
+
+int synth_parse_env(void)
+{
+	const char *e = getenv("PERF_RING_SYNTH");
+
+	if (!e || !*e || !strcmp(e, "auto"))
+		synth_method = SYNTH_AUTO;
+	else if (!strcmp(e, "iter"))
+		synth_method = SYNTH_ITER;
+	else if (!strcmp(e, "proc"))
+		synth_method = SYNTH_PROC;
+	else {
+		fprintf(stderr, "perf-ring: PERF_RING_SYNTH=%s: expected auto, iter or proc\n", e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void synth_set_method(int method)
+{
+	synth_method = method;
+}
+
+/* tgid, then the leader, then tid: the order of /proc/PID/task */
+static int cmp_task(const void *a, const void *b)
+{
+	const struct synth_task *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if ((x->tid == x->tgid) != (y->tid == y->tgid))
+		return x->tid == x->tgid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * The BPF task iterator by default for the whole system, where it
+ * replaces a readdir of each /proc/PID/task and an open, read and close
+ * of each thread's comm; /proc for a list of processes, where those are
+ * few.  Either way, the list of processes comes from /proc (or the
+ * caller) and the maps from each process's /proc/PID/maps.
+ */
+static struct synth_task *synth_tasks(const pid_t *pids, size_t *n, struct synth_result *res)
+{
+	struct synth_task *t = NULL;
+	const char *why = "";
+	int err;
+
+	if (synth_method < 0 && synth_parse_env())
+		synth_method = SYNTH_AUTO;
+	if (synth_method == SYNTH_PROC) {
+		snprintf(res->how, sizeof(res->how), "/proc (PERF_RING_SYNTH=proc)");
+		return NULL;
+	}
+	if (pids && synth_method == SYNTH_AUTO) {
+		snprintf(res->how, sizeof(res->how), "/proc (a list of processes)");
+		return NULL;
+	}
+	err = synth_iter_tasks(&t, n, &why);
+	if (err) {
+		snprintf(res->how, sizeof(res->how), "/proc (no BPF task iterator: %s: %s)", why,
+			 strerror(-err));
+		return NULL;
+	}
+	qsort(t, *n, sizeof(*t), cmp_task);
+	snprintf(res->how, sizeof(res->how), "BPF task iterator");
+	return t;
+}
+
 int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		  struct pbuf *out, struct synth_result *res)
 {
 	pid_t *own = NULL;
 	struct synth_job *jobs;
+	struct synth_task *tasks;
+	size_t ntasks = 0;
 	pthread_t *th;
 	u64 t0 = now_ns();
 	int err = 0;
 
 	memset(res, 0, sizeof(*res));
+	tasks = synth_tasks(pids, &ntasks, res);
 	if (!pids) {
 		err = all_pids(&own, &npids);
-		if (err)
+		if (err) {
+			free(tasks);
 			return err;
+		}
 		pids = own;
 	}
 	if (maps_query && !gate.read)
@@ -490,6 +641,7 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		free(jobs);
 		free(th);
 		free(own);
+		free(tasks);
 		return -ENOMEM;
 	}
 	/* contiguous ranges of the sorted pid list: merge order = pid order */
@@ -498,6 +650,8 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		jobs[k].from = (long)npids * k / nthreads;
 		jobs[k].to = (long)npids * (k + 1) / nthreads;
 		jobs[k].id_hdr = id_hdr;
+		jobs[k].tasks = tasks;
+		jobs[k].ntasks = ntasks;
 	}
 	for (int k = 1; k < nthreads; k++)
 		if (pthread_create(&th[k], NULL, synth_thread, &jobs[k]))
@@ -515,8 +669,16 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		res->nr_comm += jobs[k].res.nr_comm;
 		res->nr_fork += jobs[k].res.nr_fork;
 		res->nr_mmap2 += jobs[k].res.nr_mmap2;
+		res->nr_unseen += jobs[k].res.nr_unseen;
 	}
 	res->ns = now_ns() - t0;
+	if (res->nr_unseen) {
+		size_t l = strlen(res->how);
+
+		snprintf(res->how + l, sizeof(res->how) - l, ", %llu processes it did not see "
+			 "from /proc", (unsigned long long)res->nr_unseen);
+	}
+	free(tasks);
 	free(jobs);
 	free(th);
 	free(own);
