@@ -675,8 +675,9 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 	if (res->nr_unseen) {
 		size_t l = strlen(res->how);
 
-		snprintf(res->how + l, sizeof(res->how) - l, ", %llu processes it did not see "
-			 "from /proc", (unsigned long long)res->nr_unseen);
+		snprintf(res->how + l, sizeof(res->how) - l, " (and /proc for %llu process%s "
+			 "it did not list)", (unsigned long long)res->nr_unseen,
+			 res->nr_unseen > 1 ? "es" : "");
 	}
 	free(tasks);
 	free(jobs);
