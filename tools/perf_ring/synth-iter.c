@@ -295,7 +295,7 @@ int synth_iter_btf(struct synth_iter_btf *b, const char **why)
 		return -errno;
 	}
 	if (fstat(fd, &st) || st.st_size <= 0) {
-		err = -errno ?: -EINVAL;
+		err = st.st_size <= 0 ? -EINVAL : -errno;
 		close(fd);
 		*why = "/sys/kernel/btf/vmlinux: no size";
 		return err;
@@ -408,7 +408,7 @@ int synth_iter_link(const struct synth_iter_btf *b, const char **why)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = BPF_TRACE_ITER,
 		    .attach_btf_id = b->attach_id);
-	int n = sizeof(p) / sizeof(p[0]), prog, link, err;
+	int n = sizeof(p) / sizeof(p[0]), prog, link;
 
 	p[2].off = n - 2 - 3;
 	prog = bpf_prog_load(BPF_PROG_TYPE_TRACING, "perf_ring_tasks", "GPL", p, n, &lo);
@@ -418,12 +418,9 @@ int synth_iter_link(const struct synth_iter_btf *b, const char **why)
 		return prog;
 	}
 	link = bpf_link_create(prog, 0, BPF_TRACE_ITER, NULL);
-	err = -errno;
 	close(prog);		/* the link holds it */
-	if (link < 0) {
+	if (link < 0)
 		*why = "attaching the BPF task iterator";
-		return err;
-	}
 	return link;
 }
 

@@ -132,15 +132,13 @@ int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 	return out->err;
 }
 
-/* The comm of a thread, through its process's task directory. */
-static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
+/* The comm of a thread: PATH relative to DIRFD. */
+static int read_comm_at(int dirfd, const char *path, char *comm, size_t len)
 {
-	char path[32];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%d/comm", tid);
-	fd = openat(taskfd, path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* at most TASK_COMM_LEN and a newline: one read holds it all */
@@ -151,6 +149,15 @@ static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
 	comm[n] = 0;
 	comm[strcspn(comm, "\n")] = 0;
 	return 0;
+}
+
+/* The comm of a thread, through its process's task directory. */
+static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "%d/comm", tid);
+	return read_comm_at(taskfd, path, comm, len);
 }
 
 /* --call-graph dwarf: the unwinder reads .eh_frame from read-only maps too */
@@ -440,18 +447,11 @@ static void synth_proc_iter(pid_t pid, const struct synth_task *t, size_t n, u32
 			 * with their workqueue), not task->comm: read it there
 			 * as the /proc path does.
 			 */
-			char path[48];
-			int fd;
+			char path[64];
 
-			snprintf(path, sizeof(path), "/proc/%d/task", pid);
-			fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			if (read_comm(fd, t[lo].tid, comm, sizeof(comm))) {
-				close(fd);
+			snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", pid, t[lo].tid);
+			if (read_comm_at(AT_FDCWD, path, comm, sizeof(comm)))
 				continue;	/* gone meanwhile */
-			}
-			close(fd);
 		} else {
 			memcpy(comm, t[lo].comm, sizeof(t[lo].comm));
 			comm[sizeof(t[lo].comm) - 1] = 0;
