@@ -39,8 +39,9 @@ void synth_set_maps_text(bool on);
 
 /*
  * How the threads and their comm are listed (synth.c): SYNTH_AUTO, the
- * BPF task iterator for the whole system and /proc for a list of
- * processes; SYNTH_ITER, the iterator for both; SYNTH_PROC, /proc only.
+ * BPF task iterator for the whole system when it has 400 threads or more,
+ * else /proc, and /proc for a list of processes; SYNTH_ITER, the iterator
+ * for all of these; SYNTH_PROC, /proc only.
  * Where the iterator cannot be used (no BTF, no CAP_BPF and CAP_PERFMON,
  * an old kernel, a pid namespace), /proc; synth_result.how says which.
  */
