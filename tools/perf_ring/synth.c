@@ -576,12 +576,13 @@ static int cmp_task(const void *a, const void *b)
 
 /*
  * Below this many threads on the system, /proc is the faster way: the
- * iterator costs about 8 ms however few the tasks (the BTF pass and the
- * program load) and saves about 21.6 us per thread against the comm
+ * iterator costs about 5.3 ms however few the tasks (the BTF pass and
+ * the program load) and saves about 18.2 us per thread against the comm
  * files, the task readdirs and the parents from /proc
- * (bench/results/synth-steps.md: 3.21 + 0.55 us per thread of 2,171,
- * against 17.89 + 3.95 + 0.89 - 0.59 - 0.23 - 0.32 us), which is even at
- * about 380 threads.
+ * (bench/results/synth-steps.md: 1.84 + 0.61 us per thread of 2,146,
+ * against 14.98 + 3.58 + 0.82 - 0.62 - 0.26 - 0.34 us), which is even at
+ * about 290 threads.  The margin errs towards /proc, which needs no
+ * privilege and no BTF.
  */
 #define SYNTH_ITER_MIN_THREADS 400
 
