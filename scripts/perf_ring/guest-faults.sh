@@ -12,10 +12,12 @@
 # leave an unreadable file. A recorder run that fails must say what failed.
 # perf-ring turns the injection on for itself once it has started
 # (PERF_RING_MAKE_IT_FAIL=1), so the failures land in what it does, not in
-# the exec that starts it. The selftests cannot: their exec is faulted
-# too, and an exec that fails past its point of no return is killed by the
-# kernel with SIGSEGV; that is told apart from a crash of the program by
-# the kernel's "segfault at" line, which a crash prints (loglevel 6).
+# the exec that starts it. The selftests are started by fail-after-exec,
+# which sets the flag once their exec has succeeded (under ptrace), for
+# the same reason: an exec that fails past its point of no return is
+# killed by the kernel with SIGSEGV, and the failures never reach the
+# test. A SIGSEGV is told apart from a crash of the program by the
+# kernel's "segfault at" line, which a crash prints (loglevel 6).
 # Every injected failure prints "FAULT_INJECTION: forcing a failure" and a
 # stack trace (verbose=2); the host (fault_count.py) counts them by the
 # function they landed in and takes them out of the log before
@@ -66,10 +68,6 @@ if [ -w $kml ]; then
 	echo clear > $kml
 fi
 
-# faulty CMD...: CMD with fault injection on (the flag is inherited by the
-# children it starts).
-faulty() { sh -c 'echo 1 > /proc/self/make-it-fail && exec "$@"' faulty "$@"; }
-
 # run_faulty NAME SECONDS perf-ring ...: perf-ring with the injection on
 # from its start; sets rc (128+ when killed) and leaves the output in
 # $d/NAME.out.
@@ -92,7 +90,7 @@ echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per reco
 for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
 	c0=$(crashes)
 	arm 2 50
-	rc=$(cd /selftests/perf_ring && { faulty timeout -s KILL 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
+	rc=$(cd /selftests/perf_ring && { fail-after-exec 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
 	arm 0 0
 	c1=$(crashes)
 	nomem=$(grep -c 'Cannot allocate memory\|ENOMEM' $d/st-$t.out)
@@ -101,7 +99,7 @@ for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
 	if [ "$rc" -lt 128 ]; then
 		ok "selftest $t under faults ends by itself (exit $rc)"
 	elif [ "$rc" = 139 ] && [ "$c1" = "$c0" ]; then
-		ok "selftest $t under faults: its exec failed past the point of no return (SIGSEGV from the kernel, no crash)"
+		ok "selftest $t under faults: SIGSEGV from the kernel after an injected failure (rt_sigreturn), no crash line"
 	else
 		notok "selftest $t under faults was killed, crashed or hung (exit $rc)"
 		tail -5 $d/st-$t.out | sed 's/^/#   /'
