@@ -204,23 +204,31 @@ bool memlimit_on(void)
 	return ml.on;
 }
 
-/* The room at level i; *max and *cur for messages. */
-static int64_t level_room(const struct level *l, u64 *max, u64 *cur)
+/*
+ * The room at one level; *max and *cur for messages.  memory.stat is long
+ * and slow to generate, so the reclaimable page cache is read only when
+ * the limit less the usage is short of want.
+ */
+static int64_t level_room(const struct level *l, int64_t want, u64 *max, u64 *cur)
 {
+	int64_t room;
 	bool unl;
 
 	if (read_u64(l->max_fd, max, &unl) || unl || read_u64(l->cur_fd, cur, NULL))
 		return INT64_MAX;
-	return (int64_t)*max - (int64_t)*cur + (int64_t)(l->stat_fd >= 0 ? reclaimable(l->stat_fd) : 0);
+	room = (int64_t)*max - (int64_t)*cur;
+	if (room < want && l->stat_fd >= 0)
+		room += (int64_t)reclaimable(l->stat_fd);
+	return room;
 }
 
-static int64_t room_at(int *which, u64 *max, u64 *cur)
+static int64_t room_at(int64_t want, int *which, u64 *max, u64 *cur)
 {
 	int64_t room = INT64_MAX;
 
 	for (int i = 0; i < ml.n; i++) {
 		u64 m = 0, c = 0;
-		int64_t r = level_room(&ml.lv[i], &m, &c);
+		int64_t r = level_room(&ml.lv[i], want, &m, &c);
 
 		if (r < room) {
 			room = r;
@@ -237,7 +245,7 @@ int64_t memlimit_room(void)
 	u64 max, cur;
 	int which;
 
-	return ml.on ? room_at(&which, &max, &cur) : INT64_MAX;
+	return ml.on ? room_at(INT64_MAX, &which, &max, &cur) : INT64_MAX;
 }
 
 int memlimit_check(u64 need, const char *what)
@@ -249,7 +257,7 @@ int memlimit_check(u64 need, const char *what)
 
 	if (!ml.on)
 		return 0;
-	room = room_at(&which, &max, &cur);
+	room = room_at(need + MEMLIMIT_RESERVE, &which, &max, &cur);
 	if (room >= (int64_t)(need + MEMLIMIT_RESERVE))
 		return 0;
 	fmt_bytes(b_need, sizeof(b_need), need + MEMLIMIT_RESERVE);
@@ -290,7 +298,7 @@ const char *memlimit_describe(void)
 
 	if (!ml.on)
 		return "";
-	room = room_at(&which, &max, &cur);
+	room = room_at(INT64_MAX, &which, &max, &cur);
 	fmt_bytes(b_cur, sizeof(b_cur), cur);
 	fmt_bytes(b_room, sizeof(b_room), room > 0 ? room : 0);
 	snprintf(ml.desc, sizeof(ml.desc), "cgroup %s: %s %llu bytes, %s in use, %s free",

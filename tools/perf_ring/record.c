@@ -183,6 +183,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 {
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
+	u64 mem_ns = 0;
 	int err = 0, ntfd;
 
 	while (run) {
@@ -205,10 +206,16 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
-		/* what grows as it runs (side-band, the kernel's own) still fits */
-		err = memlimit_check(0, "recording");
-		if (err)
-			break;
+		/*
+		 * What grows as it runs (side-band, the kernel's own) still
+		 * fits; looked at every 10 ms at most, off the hot path.
+		 */
+		if (memlimit_on() && now_ns() - mem_ns >= 10000000) {
+			mem_ns = now_ns();
+			err = memlimit_check(0, "recording");
+			if (err)
+				break;
+		}
 	}
 	while (triggers_drain(trig, &r)) {
 		if (err >= 0 && r.kind == REQ_SWITCH && !sink_failed(s))
