@@ -127,7 +127,7 @@ static int find_dir(bool v2, char *dir, size_t len, size_t *mnt_len)
 		rl = strcmp(root, "/") ? strlen(root) : 0;
 		if (rl && (strncmp(path, root, rl) || (path[rl] && path[rl] != '/')))
 			continue;
-		snprintf(dir, len, "%s%s", mnt, path + rl);
+		snprintf(dir, len, "%s%s", mnt, strcmp(path + rl, "/") ? path + rl : "");
 		*mnt_len = strlen(mnt);
 		found = 1;
 	}
@@ -143,13 +143,16 @@ static int open_at(const char *dir, const char *name)
 	return open(p, O_RDONLY | O_CLOEXEC);
 }
 
-/* Every level from dir up to the mount point that has a limit. */
+/*
+ * Every level from dir up to the mount point, itself included (in a
+ * container the mount's root is the container's cgroup), that has a limit.
+ */
 static void add_levels(char *dir, size_t mnt_len)
 {
 	const char *fmax = ml.v2 ? "memory.max" : "memory.limit_in_bytes";
 	const char *fcur = ml.v2 ? "memory.current" : "memory.usage_in_bytes";
 
-	while (strlen(dir) > mnt_len && ml.n < MAX_LEVELS) {
+	while (strlen(dir) >= mnt_len && ml.n < MAX_LEVELS) {
 		struct level *l = &ml.lv[ml.n];
 		bool unl = true;
 		u64 v;
@@ -170,7 +173,7 @@ static void add_levels(char *dir, size_t mnt_len)
 				close(l->max_fd);
 		}
 		slash = strrchr(dir, '/');
-		if (!slash)
+		if (strlen(dir) == mnt_len || !slash)
 			break;
 		*slash = '\0';
 	}
