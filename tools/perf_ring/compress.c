@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_estimateCStreamSize() */
 #include <zstd.h>
 #include <linux/perf_event.h>
 
@@ -38,14 +39,23 @@ void comp_free(struct compressor *c)
 	c->stage = NULL;
 }
 
-size_t comp_bound(size_t len)
+size_t comp_mem_need(int level, size_t raw)
+{
+	return ZSTD_estimateCStreamSize(level) +
+	       (raw && raw < COMP_UNIT_MAX ? raw : COMP_UNIT_MAX);
+}
+
+size_t comp_file_bound(size_t len)
 {
 	/* units, each with a record header, and a frame header/epilogue */
-	size_t units;
+	size_t units = len / (COMP_UNIT_MIN / 2) + 2;
 
-	len += COMP_UNIT_MAX;	/* staged input */
-	units = len / (COMP_UNIT_MIN / 2) + 2;
 	return ZSTD_compressBound(len) + units * (sizeof(struct perf_event_header) + 64) + 64;
+}
+
+size_t comp_bound(size_t len)
+{
+	return comp_file_bound(len + COMP_UNIT_MAX);	/* and the staged input */
 }
 
 /*

@@ -47,8 +47,15 @@ struct compressor {
 
 int comp_init(struct compressor *c, int level);
 void comp_free(struct compressor *c);
+/*
+ * Memory a compressor takes for raw bytes of input (0: a stream): zstd's
+ * state for the level and the staging buffer, as far as it fills.
+ */
+size_t comp_mem_need(int level, size_t raw);
 /* Worst-case output size for len bytes of input. */
 size_t comp_bound(size_t len);
+/* Worst-case output of a whole file (one frame) of len bytes of input. */
+size_t comp_file_bound(size_t len);
 /*
  * Compress len bytes of perf records from src into COMPRESSED records at
  * dst (at least comp_bound(len) bytes).  Input short of a unit is staged

@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 
 #include "buildid.h"
+#include "compress.h"
 #include "fail.h"
+#include "memlimit.h"
 #include "output.h"
 #include "tracing.h"
 
@@ -146,6 +148,64 @@ static void partial_name(const struct out_file *f, char *buf, size_t len)
 	snprintf(buf, len, "%s.partial", f->path);
 }
 
+/*
+ * Memory a file takes while it is written (an upper bound: malloc'd memory
+ * counts only once touched).  A stream fills every one of the writer's
+ * nchunks chunks, and as many compressed copies as writes are in flight.
+ * A file of raw bytes (a snapshot) touches only that much of the chunks,
+ * and at most its zstd bound of copies.  Both add zstd's state and, on
+ * tmpfs, the file's own pages.
+ */
+static u64 file_need(const struct out_file *f, u64 raw, int nchunks, bool memfs)
+{
+	u64 nslots = f->o->aio > 0 ? f->o->aio : 1;
+	u64 need;
+
+	if (!raw) {
+		need = (u64)nchunks * CHUNK_SIZE;
+		if (f->o->level)
+			need += ((u64)nchunks < nslots ? (u64)nchunks : nslots) *
+				comp_bound(CHUNK_SIZE);
+	} else {
+		need = raw + (raw / CHUNK_SIZE + 1) * 4096;
+		if (f->o->level)
+			need += comp_file_bound(raw);
+		if (memfs)
+			need += f->o->level ? comp_file_bound(raw) : raw;
+	}
+	if (f->o->level)
+		need += comp_mem_need(f->o->level, raw);
+	return need;
+}
+
+u64 out_mem_need(const struct out_file *f, u64 raw)
+{
+	bool memfs = !out_is_pipe(f->o->output) && memlimit_memfs(f->o->output);
+
+	/* a stream's queue can be as short as two chunks (mem_chunks()) */
+	return file_need(f, raw, raw ? NR_CHUNKS : 2, memfs);
+}
+
+/*
+ * Under a memory limit, the writer's queue (NR_CHUNKS chunks while
+ * streaming) is made as short as the room allows, down to two chunks, one
+ * filling while the other is written; then the file's need must fit.
+ */
+static int mem_chunks(struct out_file *f, const char *path, int *nchunks)
+{
+	char what[sizeof(f->path) + 32];
+	int64_t room = memlimit_room();
+
+	if (!memlimit_on())
+		return 0;
+	while (*nchunks > 2 &&
+	       (int64_t)(file_need(f, f->expect_raw, *nchunks, f->memfs) + MEMLIMIT_RESERVE) > room)
+		(*nchunks)--;
+	snprintf(what, sizeof(what), "%s '%s'", f->expect_raw ? "the snapshot" : "the output",
+		 path);
+	return memlimit_check(file_need(f, f->expect_raw, *nchunks, f->memfs), what);
+}
+
 int out_open(struct out_file *f, const char *path)
 {
 	char tmp[sizeof(f->path) + 16];
@@ -154,6 +214,14 @@ int out_open(struct out_file *f, const char *path)
 		.chunk_size = CHUNK_SIZE, .nchunks = NR_CHUNKS,
 	};
 	int err;
+
+	f->memfs = !out_is_pipe(path) && memlimit_on() && memlimit_memfs(path);
+	err = mem_chunks(f, path, &wo.nchunks);
+	f->expect_raw = 0;
+	if (err) {
+		f->mem_stop = true;
+		return err;
+	}
 
 	f->pipe = out_is_pipe(path);
 	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
@@ -198,9 +266,29 @@ start:
 	return 0;
 }
 
+/*
+ * A chunk that goes to a file on tmpfs is memory of the cgroup's: under a
+ * limit, it must fit before it is written.
+ */
+static bool mem_put_ok(struct out_file *f)
+{
+	char what[sizeof(f->path) + 32];
+
+	if (!f->memfs || f->mem_stop)
+		return !f->mem_stop;
+	snprintf(what, sizeof(what), "writing '%s' (on tmpfs)", f->path);
+	if (memlimit_check(f->o->level ? comp_bound(CHUNK_SIZE) : CHUNK_SIZE, what))
+		f->mem_stop = true;
+	return !f->mem_stop;
+}
+
 char *out_space(struct out_file *f, size_t want, size_t *room)
 {
+	if (f->mem_stop)
+		return NULL;
 	if (!f->cur || f->cur->cap - f->cur->len < want) {
+		if (f->cur && !mem_put_ok(f))
+			return NULL;
 		if (f->cur) {
 			writer_put(&f->w, f->cur);
 			f->put_ns = now_ns();
@@ -343,7 +431,13 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		meta.build_ids = &bids;
 	}
 	if (f->cur) {
-		if (f->cur->len)
+		/*
+		 * Stopped by the memory limit, the last chunk is written only
+		 * if it fits (tmpfs): the file is then whole up to the chunk
+		 * before.
+		 */
+		if (f->cur->len && (!f->mem_stop || !f->memfs ||
+				    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
 			writer_put(&f->w, f->cur);
 		else
 			writer_release(&f->w, f->cur);
@@ -469,7 +563,7 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 
 bool out_failed(struct out_file *f)
 {
-	return writer_failed(&f->w);
+	return f->mem_stop || writer_failed(&f->w);
 }
 
 u64 out_bytes(struct out_file *f)

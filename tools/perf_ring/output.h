@@ -31,6 +31,9 @@ struct out_file {
 	bool pipe;			/* -o -: perf's pipe format on stdout */
 	char path[4096];
 	bool partial;			/* written as PATH.partial, renamed when whole */
+	bool memfs;			/* on tmpfs: its pages are memory (memlimit.h) */
+	bool mem_stop;			/* the memory limit stopped it */
+	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
 	u64 data_off;
 	struct writer w;
 	bool on;			/* a file is open */
@@ -54,6 +57,16 @@ static inline bool out_is_pipe(const char *path)
 }
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
+/*
+ * Memory that writing a file of raw bytes of records takes (0: a stream of
+ * unknown length), for memlimit_check(); an upper bound.
+ */
+u64 out_mem_need(const struct out_file *f, u64 raw);
+/* The next out_open() writes about raw bytes (a snapshot): its memory check. */
+static inline void out_expect(struct out_file *f, u64 raw)
+{
+	f->expect_raw = raw;
+}
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
 void out_name_stamped(const char *base, char *buf, size_t len);
 int out_open(struct out_file *f, const char *path);

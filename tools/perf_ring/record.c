@@ -24,6 +24,7 @@
 #include "bpfsyms.h"
 #include "fail.h"
 #include "hotplug.h"
+#include "memlimit.h"
 #include "prio.h"
 #include "sink.h"
 #include "synth.h"
@@ -182,6 +183,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 {
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
+	u64 mem_ns = 0;
 	int err = 0, ntfd;
 
 	while (run) {
@@ -204,6 +206,16 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
+		/*
+		 * What grows as it runs (side-band, the kernel's own) still
+		 * fits; looked at every 10 ms at most, off the hot path.
+		 */
+		if (memlimit_on() && now_ns() - mem_ns >= 10000000) {
+			mem_ns = now_ns();
+			err = memlimit_check(0, "recording");
+			if (err)
+				break;
+		}
 	}
 	while (triggers_drain(trig, &r)) {
 		if (err >= 0 && r.kind == REQ_SWITCH && !sink_failed(s))
@@ -342,6 +354,26 @@ int cmd_record(int argc, char **argv)
 	if (o.verbose)
 		fprintf(stderr, "perf-ring record: reader: %s\n", reader_prio);
 
+	/*
+	 * Under a memory cgroup's limit, what the recording will take must
+	 * fit now, before any file or the command: the first file (for the
+	 * flight recorder a snapshot of every buffer, and the copies it is
+	 * taken into).  Past the limit, the OOM killer would end perf-ring
+	 * with no word, in the middle of a file.
+	 */
+	memlimit_init();
+	if (memlimit_on()) {
+		u64 bufs = (u64)o.mmap_bytes * el.nrings;
+		u64 need = o.overwrite ? out_mem_need(&out, bufs + synth.len) + bufs + o.mmap_bytes :
+					 out_mem_need(&out, 0);
+
+		if (o.verbose)
+			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
+				memlimit_describe(), (unsigned long long)need);
+		err = memlimit_check(need, "recording");
+		if (err)
+			goto out_early;
+	}
 	err = s->ops->start(s);
 	if (err)
 		goto out_early;
