@@ -31,11 +31,11 @@ T0 = time.time()
 
 
 PERIOD = 20000		# cpu-clock sample period in the guest, ns = instructions
-CATS = [("ZSTD_|HUF_|FSE_|ZSTD", "compression (zstd)"),
+CATS = [("ZSTD_|HUF_|FSE_|HIST_|ZSTD", "compression (zstd)"),
         ("counts_walk|record_time|idmap_find", "per-record walk (counts_walk)"),
         ("^(__)?mem(cpy|move)|memcpy|memmove", "memcpy (ring copy, compression staging)"),
         ("ring_|drain_ring|read_round|read_one|stream_", "ring reading (ring_fwd_read...)"),
-        ("writer|compress_chunk|comp_|put_unit|submit|reap|get_slot|give_back|out_|pthread|"
+        ("writer|write_chunk|compress_chunk|comp_|put_unit|submit|reap|get_slot|give_back|out_|pthread|"
          "futex|lll_", "writer hand-off and output"),
         ("io_uring|^io_|__io_", "io_uring (kernel)")]
 
@@ -52,7 +52,7 @@ def categorize(tool, comm, dso, sym):
     if comm != tool:
         return "other tasks"
     if tool == "perf":
-        if "zstd" in dso or re.search("ZSTD|HUF_|FSE_", sym):
+        if "zstd" in dso or re.search("ZSTD|HUF_|FSE_|HIST_", sym):
             return "compression (zstd)"
         return "perf, %s" % ("kernel" if "kernel" in dso else dso)
     for pat, name in CATS:

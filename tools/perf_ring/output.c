@@ -159,7 +159,6 @@ int out_open(struct out_file *f, const char *path)
 	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
-	memset(f->ev_samples, 0, f->el->nev * sizeof(u64));
 	bidset_free(&f->bids);
 	if (!f->o->no_buildid) {
 		f->cnt.on_map = out_on_map;
@@ -229,7 +228,12 @@ void out_flush_idle(struct out_file *f, u64 ns)
 
 void out_commit(struct out_file *f, size_t n)
 {
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, f->cur->buf + f->cur->len, n);
+	u64 lost = f->cnt.nr[PERF_RECORD_LOST];
+
+	counts_walk(&f->cnt, NULL, &f->el->idmap, f->cur->buf + f->cur->len, n);
+	/* a ring holds no FINISHED_ROUND; a LOST the writer takes out */
+	if (f->cnt.nr[PERF_RECORD_LOST] != lost)
+		f->cur->outside = true;
 	f->cur->len += n;
 }
 
@@ -237,9 +241,10 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 {
 	const char *p = buf;
 
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, buf, len);
+	counts_walk(&f->cnt, NULL, &f->el->idmap, buf, len);
 	while (len) {
 		size_t n = 0, room;
+		bool outside = false;
 		char *dst;
 
 		/* cut on record boundaries, at most one chunk at a time */
@@ -249,11 +254,13 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 			memcpy(&h, p + n, sizeof(h));
 			if (n + h.size > CHUNK_SIZE)
 				break;
+			outside |= writer_outside_stream(h.type);
 			n += h.size;
 		}
 		dst = out_space(f, n, &room);
 		if (!dst)
 			return -EIO;
+		f->cur->outside |= outside;
 		memcpy(dst, p, n);
 		f->cur->len += n;
 		p += n;
@@ -463,8 +470,7 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 	f->el = el;
 	f->fd = -1;
 	f->max_files = o->switch_max_files;
-	f->ev_samples = calloc(el->nev, sizeof(u64));
-	return f->ev_samples ? 0 : -ENOMEM;
+	return 0;
 }
 
 bool out_failed(struct out_file *f)
@@ -483,8 +489,6 @@ u64 out_bytes(struct out_file *f)
 
 void out_free(struct out_file *f)
 {
-	free(f->ev_samples);
-	f->ev_samples = NULL;
 	for (int i = 0; i < f->nkept; i++)
 		free(f->kept[i]);
 	free(f->kept);

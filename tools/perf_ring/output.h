@@ -36,7 +36,6 @@ struct out_file {
 	bool on;			/* a file is open */
 	struct chunk *cur;
 	struct pf_counts cnt;		/* this file */
-	u64 *ev_samples;		/* this file, per event */
 	struct out_totals tot;		/* every closed file */
 	u64 put_ns;			/* when a chunk last went to the writer */
 	int max_files;			/* keep at most this many (0: all) */

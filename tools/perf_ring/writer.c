@@ -26,6 +26,7 @@ static void give_back(struct writer *w, struct chunk *c)
 {
 	pthread_mutex_lock(&w->mu);
 	c->len = 0;
+	c->outside = false;
 	c->next = w->free_list;
 	w->free_list = c;
 	pthread_cond_broadcast(&w->cv);
@@ -153,24 +154,22 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
  * rare (one per pass over the buffers, one per overflow of a buffer), and
  * outside the stream each costs its own size and a flush, about 20 bytes.
  */
-static bool outside_stream(u32 type)
+static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, size_t cap)
 {
-	return type == PF_RECORD_FINISHED_ROUND || type == PERF_RECORD_LOST;
-}
-
-static long compress_chunk(struct writer *w, const char *src, size_t len,
-			   char *dst, size_t cap)
-{
-	size_t pos = 0, seg = 0, out = 0;
+	const char *src = c->buf;
+	size_t pos = 0, seg = 0, out = 0, len = c->len;
 	long n;
 
+	/* the common case: nothing to take out, no walk */
+	if (!c->outside)
+		return len ? comp_records(&w->comp, src, len, dst, cap, false) : 0;
 	while (pos < len) {
 		struct perf_event_header h;
 
 		memcpy(&h, src + pos, sizeof(h));
 		if (h.size < sizeof(h) || pos + h.size > len)
 			return -EBADMSG;
-		if (outside_stream(h.type)) {
+		if (writer_outside_stream(h.type)) {
 			if (pos > seg) {
 				n = comp_records(&w->comp, src + seg, pos - seg, dst + out,
 						 cap - out, false);
@@ -217,7 +216,7 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 		u64 t0 = now_ns();
 
 		if (c) {
-			n = compress_chunk(w, c->buf, c->len, s->buf, s->cap);
+			n = compress_chunk(w, c, s->buf, s->cap);
 			w->raw_bytes += c->len;
 			give_back(w, c);
 		} else {
@@ -358,6 +357,7 @@ struct chunk *writer_get(struct writer *w)
 	if (c) {
 		w->free_list = c->next;
 		c->len = 0;
+		c->outside = false;
 		c->next = NULL;
 	}
 	pthread_mutex_unlock(&w->mu);

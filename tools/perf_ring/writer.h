@@ -10,13 +10,29 @@
 
 #include <pthread.h>
 #include "compress.h"
+#include "perfdata.h"
 #include "util.h"
 
 struct chunk {
 	char *buf;
 	size_t len, cap;
+	/*
+	 * Set by whoever fills the chunk when it holds a record that
+	 * writer_outside_stream() names: only then does the compressing
+	 * writer walk the chunk's records to find it.
+	 */
+	bool outside;
 	struct chunk *next;
 };
+
+/*
+ * Records that a compressing writer writes as they are, between the
+ * compressed records: FINISHED_ROUND and LOST (writer.c says why).
+ */
+static inline bool writer_outside_stream(u32 type)
+{
+	return type == PF_RECORD_FINISHED_ROUND || type == PERF_RECORD_LOST;
+}
 
 struct writer_opts {
 	int aio;		/* writes in flight with io_uring; 0 = write(2) */

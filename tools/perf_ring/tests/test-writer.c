@@ -175,6 +175,8 @@ static char *write_through(const char *src, size_t len, u64 *size)
 			memcpy(c->buf + c->len, src + pos, h.size);
 			c->len += h.size;
 			pos += h.size;
+			/* as output.c does: the writer walks only chunks so marked */
+			c->outside |= writer_outside_stream(h.type);
 		}
 		writer_put(&w, c);
 	}
