@@ -226,15 +226,18 @@ void out_flush_idle(struct out_file *f, u64 ns)
 	f->put_ns = now;
 }
 
-void out_commit(struct out_file *f, size_t n)
+int out_commit(struct out_file *f, size_t n)
 {
 	u64 lost = f->cnt.nr[PERF_RECORD_LOST];
+	int err = counts_walk(&f->cnt, NULL, &f->el->idmap, f->cur->buf + f->cur->len, n);
 
-	counts_walk(&f->cnt, NULL, &f->el->idmap, f->cur->buf + f->cur->len, n);
+	if (err)
+		return err;
 	/* a ring holds no FINISHED_ROUND; a LOST the writer takes out */
 	if (f->cnt.nr[PERF_RECORD_LOST] != lost)
 		f->cur->outside = true;
 	f->cur->len += n;
+	return 0;
 }
 
 int out_emit(struct out_file *f, const void *buf, size_t len)

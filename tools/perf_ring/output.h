@@ -66,8 +66,11 @@ char *out_space(struct out_file *f, size_t want, size_t *room);
  * ns: at low rates, data then reaches the file at least that often.
  */
 void out_flush_idle(struct out_file *f, u64 ns);
-/* n bytes of whole records were put at out_space(): count and keep them. */
-void out_commit(struct out_file *f, size_t n);
+/*
+ * n bytes of records were put at out_space(): count and keep them.
+ * -EBADMSG (and nothing kept) when they are not whole records.
+ */
+int out_commit(struct out_file *f, size_t n);
 /* Append whole records (counted on the way). */
 int out_emit(struct out_file *f, const void *buf, size_t len);
 int out_emit_round(struct out_file *f);
