@@ -41,7 +41,7 @@
 #define COMP_MMAP_LEN (2048u * 1024)	/* advertised in HEADER_COMPRESSED */
 #define COMP_REC_MAX 65535u
 /* input held for zstd to compress in place: a new frame when it is full */
-#define COMP_ARENA (4u * COMP_UNIT_MAX)
+#define COMP_ARENA (2u * COMP_UNIT_MAX)
 
 struct zstd_cctx;
 struct compressor {

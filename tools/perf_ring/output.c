@@ -235,7 +235,7 @@ int out_commit(struct out_file *f, size_t n)
 		return err;
 	/* a ring holds no FINISHED_ROUND; a LOST the writer takes out */
 	if (f->cnt.nr[PERF_RECORD_LOST] != lost)
-		f->cur->outside = true;
+		chunk_mark_outside(f->cur, f->cur->len, f->cur->len + n);
 	f->cur->len += n;
 	return 0;
 }
@@ -246,8 +246,7 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 
 	counts_walk(&f->cnt, NULL, &f->el->idmap, buf, len);
 	while (len) {
-		size_t n = 0, room;
-		bool outside = false;
+		size_t n = 0, room, lo = 0, hi = 0;
 		char *dst;
 
 		/* cut on record boundaries, at most one chunk at a time */
@@ -257,13 +256,18 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 			memcpy(&h, p + n, sizeof(h));
 			if (n + h.size > CHUNK_SIZE)
 				break;
-			outside |= writer_outside_stream(h.type);
+			if (writer_outside_stream(h.type)) {
+				if (!hi)
+					lo = n;
+				hi = n + h.size;
+			}
 			n += h.size;
 		}
 		dst = out_space(f, n, &room);
 		if (!dst)
 			return -EIO;
-		f->cur->outside |= outside;
+		if (hi)
+			chunk_mark_outside(f->cur, f->cur->len + lo, f->cur->len + hi);
 		memcpy(dst, p, n);
 		f->cur->len += n;
 		p += n;

@@ -26,7 +26,7 @@ static void give_back(struct writer *w, struct chunk *c)
 {
 	pthread_mutex_lock(&w->mu);
 	c->len = 0;
-	c->outside = false;
+	c->out_lo = c->out_hi = 0;
 	c->next = w->free_list;
 	w->free_list = c;
 	pthread_cond_broadcast(&w->cv);
@@ -157,13 +157,14 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, size_t cap)
 {
 	const char *src = c->buf;
-	size_t pos = 0, seg = 0, out = 0, len = c->len;
+	size_t pos = c->out_lo, seg = 0, out = 0, len = c->len;
+	size_t walk_end = c->out_hi < len ? c->out_hi : len;
 	long n;
 
-	/* the common case: nothing to take out, no walk */
-	if (!c->outside)
-		return len ? comp_records(&w->comp, src, len, dst, cap, false) : 0;
-	while (pos < len) {
+	/* records are walked only where one to take out may be */
+	if (!c->out_hi)
+		walk_end = pos = len;
+	while (pos < walk_end) {
 		struct perf_event_header h;
 
 		memcpy(&h, src + pos, sizeof(h));
@@ -219,9 +220,14 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 			n = compress_chunk(w, c, s->buf, s->cap);
 			w->raw_bytes += c->len;
 			give_back(w, c);
-		} else {
+		} else if (w->comp.in_frame) {
 			/* the frame ends with a FINISHED_ROUND inside it */
 			n = comp_records(&w->comp, &fr, sizeof(fr), s->buf, s->cap, end);
+			w->raw_bytes += sizeof(fr);
+		} else {
+			/* the arena's last unit ended the frame: the round as it is */
+			memcpy(s->buf, &fr, sizeof(fr));
+			n = sizeof(fr);
 			w->raw_bytes += sizeof(fr);
 		}
 		w->comp_ns += now_ns() - t0;
@@ -272,8 +278,11 @@ static void *writer_main(void *arg)
 		if (w->use_uring)
 			reap(w, false);
 	}
-	/* Close the zstd frame with a last FINISHED_ROUND. */
-	if (w->o.level && w->comp.in_frame)
+	/*
+	 * A last FINISHED_ROUND: it closes the zstd frame, or follows it
+	 * when the frame is closed already.
+	 */
+	if (w->o.level && w->comp.in_bytes)
 		write_chunk(w, NULL, true);
 	if (w->use_uring)
 		while (w->inflight)
@@ -357,7 +366,7 @@ struct chunk *writer_get(struct writer *w)
 	if (c) {
 		w->free_list = c->next;
 		c->len = 0;
-		c->outside = false;
+		c->out_lo = c->out_hi = 0;
 		c->next = NULL;
 	}
 	pthread_mutex_unlock(&w->mu);

@@ -17,13 +17,22 @@ struct chunk {
 	char *buf;
 	size_t len, cap;
 	/*
-	 * Set by whoever fills the chunk when it holds a record that
-	 * writer_outside_stream() names: only then does the compressing
-	 * writer walk the chunk's records to find it.
+	 * Whoever fills the chunk marks (chunk_mark_outside()) the bytes that
+	 * hold the records writer_outside_stream() names: the compressing
+	 * writer walks the records there only.  out_hi == 0: none.
 	 */
-	bool outside;
+	size_t out_lo, out_hi;
 	struct chunk *next;
 };
+
+/* Records from lo to hi (whole ones) may include outside ones. */
+static inline void chunk_mark_outside(struct chunk *c, size_t lo, size_t hi)
+{
+	if (!c->out_hi || lo < c->out_lo)
+		c->out_lo = lo;
+	if (hi > c->out_hi)
+		c->out_hi = hi;
+}
 
 /*
  * Records that a compressing writer writes as they are, between the
