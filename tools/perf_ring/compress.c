@@ -16,11 +16,15 @@ int comp_init(struct compressor *c, int level)
 	memset(c, 0, sizeof(*c));
 	if (!z)
 		return -ENOMEM;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_stableInBuffer, 1))) {
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, level))) {
 		ZSTD_freeCCtx(z);
 		return -EINVAL;
 	}
+	/*
+	 * An experimental parameter: a libzstd without it copies the input
+	 * into its own buffer instead, and the output is as valid.
+	 */
+	ZSTD_CCtx_setParameter(z, ZSTD_c_stableInBuffer, 1);
 	c->arena = malloc(COMP_ARENA);
 	if (!c->arena) {
 		ZSTD_freeCCtx(z);
