@@ -227,7 +227,6 @@ int out_open(struct out_file *f, const char *path)
 	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
-	memset(f->ev_samples, 0, f->el->nev * sizeof(u64));
 	bidset_free(&f->bids);
 	if (!f->o->no_buildid) {
 		f->cnt.on_map = out_on_map;
@@ -315,19 +314,27 @@ void out_flush_idle(struct out_file *f, u64 ns)
 	f->put_ns = now;
 }
 
-void out_commit(struct out_file *f, size_t n)
+int out_commit(struct out_file *f, size_t n)
 {
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, f->cur->buf + f->cur->len, n);
+	u64 lost = f->cnt.nr[PERF_RECORD_LOST];
+	int err = counts_walk(&f->cnt, NULL, &f->el->idmap, f->cur->buf + f->cur->len, n);
+
+	if (err)
+		return err;
+	/* a ring holds no FINISHED_ROUND; a LOST the writer takes out */
+	if (f->cnt.nr[PERF_RECORD_LOST] != lost)
+		chunk_mark_outside(f->cur, f->cur->len, f->cur->len + n);
 	f->cur->len += n;
+	return 0;
 }
 
 int out_emit(struct out_file *f, const void *buf, size_t len)
 {
 	const char *p = buf;
 
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, buf, len);
+	counts_walk(&f->cnt, NULL, &f->el->idmap, buf, len);
 	while (len) {
-		size_t n = 0, room;
+		size_t n = 0, room, lo = 0, hi = 0;
 		char *dst;
 
 		/* cut on record boundaries, at most one chunk at a time */
@@ -337,11 +344,18 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 			memcpy(&h, p + n, sizeof(h));
 			if (n + h.size > CHUNK_SIZE)
 				break;
+			if (writer_outside_stream(h.type)) {
+				if (!hi)
+					lo = n;
+				hi = n + h.size;
+			}
 			n += h.size;
 		}
 		dst = out_space(f, n, &room);
 		if (!dst)
 			return -EIO;
+		if (hi)
+			chunk_mark_outside(f->cur, f->cur->len + lo, f->cur->len + hi);
 		memcpy(dst, p, n);
 		f->cur->len += n;
 		p += n;
@@ -557,8 +571,7 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 	f->el = el;
 	f->fd = -1;
 	f->max_files = o->switch_max_files;
-	f->ev_samples = calloc(el->nev, sizeof(u64));
-	return f->ev_samples ? 0 : -ENOMEM;
+	return 0;
 }
 
 bool out_failed(struct out_file *f)
@@ -577,8 +590,6 @@ u64 out_bytes(struct out_file *f)
 
 void out_free(struct out_file *f)
 {
-	free(f->ev_samples);
-	f->ev_samples = NULL;
 	for (int i = 0; i < f->nkept; i++)
 		free(f->kept[i]);
 	free(f->kept);

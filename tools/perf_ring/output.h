@@ -39,7 +39,6 @@ struct out_file {
 	bool on;			/* a file is open */
 	struct chunk *cur;
 	struct pf_counts cnt;		/* this file */
-	u64 *ev_samples;		/* this file, per event */
 	struct out_totals tot;		/* every closed file */
 	u64 put_ns;			/* when a chunk last went to the writer */
 	int max_files;			/* keep at most this many (0: all) */
@@ -80,8 +79,11 @@ char *out_space(struct out_file *f, size_t want, size_t *room);
  * ns: at low rates, data then reaches the file at least that often.
  */
 void out_flush_idle(struct out_file *f, u64 ns);
-/* n bytes of whole records were put at out_space(): count and keep them. */
-void out_commit(struct out_file *f, size_t n);
+/*
+ * n bytes of records were put at out_space(): count and keep them.
+ * -EBADMSG (and nothing kept) when they are not whole records.
+ */
+int out_commit(struct out_file *f, size_t n);
 /* Append whole records (counted on the way). */
 int out_emit(struct out_file *f, const void *buf, size_t len);
 int out_emit_round(struct out_file *f);
