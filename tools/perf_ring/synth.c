@@ -77,6 +77,31 @@ static unsigned long long kallsyms_find(const char *p, const char *end, const ch
 	return 0;
 }
 
+/*
+ * The size of the kernel's text from /proc/iomem's "Kernel code" range
+ * (x86: the physical addresses of _text up to _etext), or 0: not there, or
+ * the addresses hidden (read without CAP_SYS_ADMIN they are all zero).
+ * /proc/kallsyms has _etext only after every text symbol: generating that
+ * much of it costs the kernel tens of millions of instructions.
+ */
+static unsigned long long iomem_text_len(void)
+{
+	unsigned long long a = 0, b = 0;
+	char *txt = NULL, *l;
+
+	if (read_text_file("/proc/iomem", &txt, NULL))
+		return 0;
+	l = strstr(txt, " : Kernel code\n");
+	if (l) {
+		while (l > txt && l[-1] != '\n')
+			l--;
+		if (sscanf(l, " %llx-%llx", &a, &b) != 2 || b <= a)
+			a = b = 0;
+	}
+	free(txt);
+	return b > a ? b - a + 1 : 0;
+}
+
 int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 {
 	unsigned long long text = 0, etext = 0;
@@ -95,7 +120,8 @@ int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 	}
 	/*
 	 * Big reads, searched for the two names as they come: no per-line
-	 * parsing of the tens of thousands of lines before _etext.  The last
+	 * parsing of the tens of thousands of lines before _etext, and no
+	 * reading up to it when /proc/iomem tells the text's size.  The last
 	 * partial line is kept for the next read.
 	 */
 	for (;;) {
@@ -109,8 +135,14 @@ int synth_kernel_mmap(struct pbuf *out, u32 id_hdr)
 		if (!last)
 			break;		/* a line longer than the buffer */
 		keep = buf + len - (last + 1);
-		if (!text)
+		if (!text) {
+			unsigned long long tlen;
+
 			text = kallsyms_find(buf, last + 1, "_text");
+			tlen = text ? iomem_text_len() : 0;
+			if (tlen)
+				etext = text + tlen;
+		}
 		if (!etext)
 			etext = kallsyms_find(buf, last + 1, "_etext");
 		if (text && etext)
