@@ -171,9 +171,11 @@ def analysis(per, prof):
     if pb:
         ks = sum(v for k, v in pb.items() if k[0] == "perf-ring" and KALLSYMS.search(k[2]))
         tot = sum(v for k, v in pb.items() if k[0] == "perf-ring")
-        start = ("Most of that start-up is reading /proc/kallsyms (the kernel formatting it, "
-                 "perf-ring searching it): %.1f M of perf-ring's %.1f M in the streaming "
-                 "N = 0 profile below." % (ks * PERIOD / 1e6, tot * PERIOD / 1e6))
+        start = ("Reading /proc/kallsyms (the kernel formatting it, perf-ring searching "
+                 "it) is %.1f M of perf-ring's %.1f M in the streaming N = 0 profile below "
+                 "(perf-ring reads it up to _text only, when /proc/iomem gives the "
+                 "text's size); the rest is spread over exec, page faults and exit."
+                 % (ks * PERIOD / 1e6, tot * PERIOD / 1e6))
     md += ["### Flight recorder", "",
            "Per record written, perf-ring's flight recorder adds %.1f instructions to the "
            "floor (its reader sleeps until the snapshot, which copies one buffer's worth); "
