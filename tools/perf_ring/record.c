@@ -242,16 +242,23 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
  */
 static void inject_faults(bool on)
 {
-	int fd;
+	/* turning it off may itself be failed by the injection: try again */
+	for (int tries = on ? 1 : 8; tries > 0; tries--) {
+		int fd, err = 0;
 
-	if (!getenv("PERF_RING_MAKE_IT_FAIL"))
-		return;
-	fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1)
-		fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/make-it-fail: %s\n",
-			strerror(errno));
-	if (fd >= 0)
-		close(fd);
+		if (!getenv("PERF_RING_MAKE_IT_FAIL"))
+			return;
+		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1)
+			err = errno;
+		if (fd >= 0)
+			close(fd);
+		if (!err)
+			return;
+		if (tries == 1)
+			fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: "
+				"/proc/self/make-it-fail: %s\n", strerror(err));
+	}
 }
 
 int cmd_record(int argc, char **argv)
