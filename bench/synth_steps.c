@@ -12,6 +12,16 @@
  *   maps-query PROCMAP_QUERY ioctls on /proc/PID/maps, executable maps
  *             (n/a when the kernel answers ENOTTY: before Linux 6.11)
  *
+ * and the steps of perf-ring's BPF task iterator path (synth-iter.c, built
+ * with this file; n/a without the privilege or the kernel support):
+ *
+ *   btf-libbpf libbpf's btf__load_vmlinux_btf(), for comparison only
+ *   iter-btf   what the program needs, from /sys/kernel/btf/vmlinux
+ *   iter-load  the program loaded, verified and attached (a link)
+ *   iter-read  one iterator of the link read to the end: every task
+ *   iter-procs readdir of /proc alone: the processes
+ *   iter-kcomm /proc comm of each kernel thread, whose full name is there
+ *
  * Output: "synth_steps threads=T procs=P maps=M" then one line per step,
  * "step NAME ns_per_thread=X" (the median of ROUNDS rounds, default 9).
  */
@@ -27,6 +37,9 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
+
+#include "synth-iter.h"
 
 struct pmq {
 	uint64_t size, query_flags, query_addr;
@@ -194,6 +207,77 @@ static int step_maps_query(void)
 	return 0;
 }
 
+/* libbpf's parse of the kernel's BTF: 0, or -1 */
+static int step_btf_libbpf(void)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+
+	if (!b)
+		return -1;
+	btf__free(b);
+	return 0;
+}
+
+static struct synth_iter_btf ib;
+static struct synth_task *tasks;
+static size_t ntasks;
+
+static int step_iter_btf(void)
+{
+	const char *why;
+
+	return synth_iter_btf(&ib, &why);
+}
+
+/* a link, or negative */
+static int step_iter_load(void)
+{
+	const char *why;
+
+	return synth_iter_link(&ib, &why);
+}
+
+static int step_iter_read(int link)
+{
+	const char *why;
+
+	free(tasks);
+	tasks = NULL;
+	return synth_iter_read(link, &tasks, &ntasks, &why);
+}
+
+static void step_iter_procs(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	npids = 0;
+	while (d && (de = readdir(d)) && npids < MAX_PIDS)
+		if (isdigit((unsigned char)de->d_name[0]))
+			pids[npids++] = atoi(de->d_name);
+	if (d)
+		closedir(d);
+}
+
+static void step_iter_kcomm(void)
+{
+	char path[64];
+
+	for (size_t i = 0; i < ntasks; i++) {
+		int fd;
+
+		if (!(tasks[i].flags & SYNTH_PF_KTHREAD))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", tasks[i].tgid, tasks[i].tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read(fd, buf, 64) < 0)
+				buf[0] = 0;
+			close(fd);
+		}
+	}
+}
+
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -201,20 +285,27 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+#define NSTEPS 12
+
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "list", "comm", "status", "ppid", "maps-text",
-					     "maps-query" };
-	double t[6][MAX_ROUNDS];
+	static const char *const names[NSTEPS] = {
+		"list", "comm", "status", "ppid", "maps-text", "maps-query",
+		"btf-libbpf", "iter-btf", "iter-load", "iter-read", "iter-procs", "iter-kcomm",
+	};
+	static double t[NSTEPS][MAX_ROUNDS];
 	int rounds = argc > 1 ? atoi(argv[1]) : 9;
-	int have_query = 1;
+	int have[NSTEPS];
 
 	if (rounds < 1 || rounds > MAX_ROUNDS) {
 		fprintf(stderr, "synth_steps: ROUNDS must be 1..%d\n", MAX_ROUNDS);
 		return 2;
 	}
+	for (int s = 0; s < NSTEPS; s++)
+		have[s] = 1;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_ns();
+		int link = -1;
 
 		step_list();
 		t[0][r] = now_ns() - t0;
@@ -232,18 +323,46 @@ int main(int argc, char **argv)
 		t[4][r] = now_ns() - t0;
 		t0 = now_ns();
 		if (step_maps_query())
-			have_query = 0;
+			have[5] = 0;
 		t[5][r] = now_ns() - t0;
+		t0 = now_ns();
+		if (step_btf_libbpf())
+			have[6] = 0;
+		t[6][r] = now_ns() - t0;
+		t0 = now_ns();
+		if (step_iter_btf())
+			have[7] = have[8] = have[9] = have[11] = 0;
+		t[7][r] = now_ns() - t0;
+		t0 = now_ns();
+		if (have[8])
+			link = step_iter_load();
+		if (link < 0)
+			have[8] = have[9] = have[11] = 0;
+		t[8][r] = now_ns() - t0;
+		t0 = now_ns();
+		if (link >= 0 && step_iter_read(link))
+			have[9] = have[11] = 0;
+		t[9][r] = now_ns() - t0;
+		if (link >= 0)
+			close(link);
+		t0 = now_ns();
+		step_iter_procs();
+		t[10][r] = now_ns() - t0;
+		t0 = now_ns();
+		if (have[11])
+			step_iter_kcomm();
+		t[11][r] = now_ns() - t0;
 	}
-	printf("synth_steps threads=%ld procs=%d maps=%ld rounds=%d\n", nthreads, npids, nmaps,
-	       rounds);
-	for (int s = 0; s < 6; s++) {
+	printf("synth_steps threads=%ld procs=%d maps=%ld tasks=%zu rounds=%d\n", nthreads, npids,
+	       nmaps, ntasks, rounds);
+	for (int s = 0; s < NSTEPS; s++) {
 		qsort(t[s], rounds, sizeof(double), cmp_d);
-		if (s == 5 && !have_query)
+		if (!have[s])
 			printf("step %s n/a\n", names[s]);
 		else
 			printf("step %s ns_per_thread=%.0f\n", names[s],
 			       t[s][rounds / 2] / (nthreads ? nthreads : 1));
 	}
+	free(tasks);
 	return 0;
 }

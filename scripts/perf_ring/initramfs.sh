@@ -119,6 +119,12 @@ $cc -Wall -Wextra -Werror -O2 -static -pthread -isystem "$tree/usr/include" \
 	-o "$work/pause_stress" "$PR_ROOT/kernel/controls/pause_stress.c" ||
 	pr_die "kernel/controls/pause_stress.c failed to build"
 
+# Fault injection into a command from its first instruction, not its
+# exec (guest-faults.sh, FAULTS=1).
+$cc -Wall -Wextra -Werror -O2 -static -o "$work/fail-after-exec" \
+	"$PR_ROOT/scripts/perf_ring/fail-after-exec.c" ||
+	pr_die "scripts/perf_ring/fail-after-exec.c failed to build"
+
 list=$work/cpio.list
 {
 	echo "dir /dev 0755 0 0"
@@ -133,6 +139,7 @@ list=$work/cpio.list
 	echo "file /lib/modules/perf_ring_abi.ko $img/perf_ring_abi.ko 0644 0 0"
 	echo "file /usr/bin/pause_stress $work/pause_stress 0755 0 0"
 	echo "file /usr/bin/perf-ring-guest-faults $PR_ROOT/scripts/perf_ring/guest-faults.sh 0755 0 0"
+	echo "file /usr/bin/fail-after-exec $work/fail-after-exec 0755 0 0"
 	[ ! -f "$work/sigtrap_threads-long" ] ||
 		echo "file /usr/bin/sigtrap_threads-long $work/sigtrap_threads-long 0755 0 0"
 	# CONTROL=1 on the debug flavour: the module with the planted bug.

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+/* ZSTD_c_stableInBuffer, ZSTD_estimateCStreamSize() */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 #include <linux/perf_event.h>
 
@@ -19,8 +21,13 @@ int comp_init(struct compressor *c, int level)
 		ZSTD_freeCCtx(z);
 		return -EINVAL;
 	}
-	c->stage = malloc(COMP_UNIT_MAX);
-	if (!c->stage) {
+	/*
+	 * An experimental parameter: a libzstd without it copies the input
+	 * into its own buffer instead, and the output is as valid.
+	 */
+	ZSTD_CCtx_setParameter(z, ZSTD_c_stableInBuffer, 1);
+	c->arena = malloc(COMP_ARENA);
+	if (!c->arena) {
 		ZSTD_freeCCtx(z);
 		return -ENOMEM;
 	}
@@ -33,19 +40,27 @@ int comp_init(struct compressor *c, int level)
 void comp_free(struct compressor *c)
 {
 	ZSTD_freeCCtx(c->cctx);
-	free(c->stage);
+	free(c->arena);
 	c->cctx = NULL;
-	c->stage = NULL;
+	c->arena = NULL;
+}
+
+size_t comp_mem_need(int level, size_t raw)
+{
+	return ZSTD_estimateCStreamSize(level) + (raw && raw < COMP_ARENA ? raw : COMP_ARENA);
+}
+
+size_t comp_file_bound(size_t len)
+{
+	/* units, each with a record header, and a frame header/epilogue */
+	size_t units = len / (COMP_UNIT_MIN / 2) + 2;
+
+	return ZSTD_compressBound(len) + units * (sizeof(struct perf_event_header) + 64) + 64;
 }
 
 size_t comp_bound(size_t len)
 {
-	/* units, each with a record header, and a frame header/epilogue */
-	size_t units;
-
-	len += COMP_UNIT_MAX;	/* staged input */
-	units = len / (COMP_UNIT_MIN / 2) + 2;
-	return ZSTD_compressBound(len) + units * (sizeof(struct perf_event_header) + 64) + 64;
+	return comp_file_bound(len + COMP_UNIT_MAX);	/* and input held short of a unit */
 }
 
 /*
@@ -78,11 +93,14 @@ static bool has_big_block(const unsigned char *p, size_t len, bool frame_start)
 	return false;
 }
 
-/* Compress one unit (or the frame end) into one or more records. */
-static long comp_unit(struct compressor *c, const char *src, size_t len,
-		      char *dst, size_t dstlen, ZSTD_EndDirective mode)
+/*
+ * Compress the arena from done to len, one unit (or the frame end), into
+ * one or more records.  zstd reads the input in place, and the arena's
+ * start and done are where it left off, as ZSTD_c_stableInBuffer wants.
+ */
+static long comp_unit(struct compressor *c, char *dst, size_t dstlen, ZSTD_EndDirective mode)
 {
-	ZSTD_inBuffer in = { src, len, 0 };
+	ZSTD_inBuffer in = { c->arena, c->len, c->done };
 	size_t out_total = 0, ret;
 	int nrec = 0;
 	bool frame_start = !c->in_frame;
@@ -111,6 +129,7 @@ static long comp_unit(struct compressor *c, const char *src, size_t len,
 			nrec++;
 		}
 	} while (ret != 0 || in.pos < in.size);
+	c->done = in.pos;
 	if (nrec > 1) {
 		/* gather the payloads to walk the blocks */
 		unsigned char *tmp = malloc(out_total);
@@ -133,15 +152,22 @@ static long comp_unit(struct compressor *c, const char *src, size_t len,
 	return out_total;
 }
 
-/* One unit out; adapt the unit size to the ratio seen. */
-static long put_unit(struct compressor *c, const char *p, size_t len, char *dst,
-		     size_t dstlen, bool last)
+/*
+ * The held input out as one unit; adapt the unit size to the ratio seen.
+ * last ends the frame; so does a unit after which the arena has no room
+ * for a whole one more, and the next frame starts at the arena's start.
+ */
+static long put_unit(struct compressor *c, char *dst, size_t dstlen, bool last)
 {
-	long n = comp_unit(c, p, len, dst, dstlen, last ? ZSTD_e_end : ZSTD_e_flush);
+	size_t len = c->len - c->done;
+	bool end = last || c->len + COMP_UNIT_MAX > COMP_ARENA;
+	long n = comp_unit(c, dst, dstlen, end ? ZSTD_e_end : ZSTD_e_flush);
 
 	if (n < 0)
 		return n;
-	c->in_frame = !last;
+	c->in_frame = !end;
+	if (end)
+		c->done = c->len = 0;
 	/* next unit: aim for half a record of output at this ratio */
 	if (n > 0 && len == c->unit) {
 		u64 next = (u64)len * (COMP_REC_MAX / 2) / n;
@@ -162,32 +188,21 @@ long comp_records(struct compressor *c, const void *src, size_t len,
 	size_t pos = 0, out = 0;
 	long n;
 
-	if (end && !len && !c->stage_len)
+	if (end && !len && c->len == c->done)
 		return -EINVAL;
 	c->in_bytes += len;
-	while (pos < len || (end && c->stage_len)) {
-		size_t rest = len - pos;
+	while (pos < len || (end && c->len > c->done)) {
+		size_t take = c->unit - (c->len - c->done);
 
-		if (c->stage_len || rest < c->unit) {
-			size_t take = c->unit - c->stage_len;
-
-			if (take > rest)
-				take = rest;
-			memcpy(c->stage + c->stage_len, s + pos, take);
-			c->stage_len += take;
-			pos += take;
-			if (c->stage_len < c->unit && !(end && pos == len))
-				break;		/* wait for more input */
-			n = put_unit(c, c->stage, c->stage_len, (char *)dst + out,
-				     dstlen - out, end && pos == len);
-			c->stage_len = 0;
-		} else {
-			size_t u = c->unit;
-
-			n = put_unit(c, s + pos, u, (char *)dst + out, dstlen - out,
-				     end && pos + u == len);
-			pos += u;
-		}
+		if (take > len - pos)
+			take = len - pos;
+		/* the one copy: zstd compresses it where it lands */
+		memcpy(c->arena + c->len, s + pos, take);
+		c->len += take;
+		pos += take;
+		if (c->len - c->done < c->unit && !(end && pos == len))
+			break;		/* wait for more input */
+		n = put_unit(c, (char *)dst + out, dstlen - out, end && pos == len);
 		if (n < 0)
 			return n;
 		out += n;
@@ -200,10 +215,9 @@ long comp_flush(struct compressor *c, void *dst, size_t dstlen)
 {
 	long n;
 
-	if (!c->stage_len)
+	if (c->len == c->done)
 		return 0;
-	n = put_unit(c, c->stage, c->stage_len, dst, dstlen, false);
-	c->stage_len = 0;
+	n = put_unit(c, dst, dstlen, false);
 	if (n > 0)
 		c->out_bytes += n;
 	return n;

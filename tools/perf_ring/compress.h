@@ -4,8 +4,11 @@
  *
  * Input is cut into units of a fixed number of bytes, regardless of record
  * boundaries (flushing at record boundaries costs about 5% of the ratio
- * on syscall traces); input short of a unit waits in a staging buffer for
- * the next call.  Each unit is compressed and flushed, and its output
+ * on syscall traces).  Input is copied once, into an arena of COMP_ARENA
+ * bytes, and zstd compresses it there in place (ZSTD_c_stableInBuffer):
+ * every unit is contiguous with the one before it, so the match finder
+ * keeps to its single-segment path, and zstd keeps no input buffer of its
+ * own to copy into.  Each unit is compressed and flushed, and its output
  * goes into COMPRESSED records of its own.  A record split over two units
  * is joined again by the reader (perf keeps the remainder of the previous
  * decompressed buffer, and so does perf-ring report).  So:
@@ -21,7 +24,12 @@
  *    compressed block larger than a record could leave a record that
  *    yields nothing.  comp_records() checks the block headers for that
  *    case and counts it in ->unsafe.
- * Each output file is one zstd frame (the last unit ends it).
+ * When the arena has no room left for another unit, the unit that fills it
+ * ends the zstd frame (so the last block of a frame is never empty), and
+ * the next unit starts a new frame at the arena's start: zstd decoders,
+ * perf's included, go on from one frame to the next in the same stream.
+ * Frames never span files: each file decodes on its own.
+ * Each output file ends its last frame (the last unit ends it).
  */
 #ifndef PERF_RING_COMPRESS_H
 #define PERF_RING_COMPRESS_H
@@ -32,6 +40,8 @@
 #define COMP_UNIT_MAX (1024u * 1024)
 #define COMP_MMAP_LEN (2048u * 1024)	/* advertised in HEADER_COMPRESSED */
 #define COMP_REC_MAX 65535u
+/* input held for zstd to compress in place: a new frame when it is full */
+#define COMP_ARENA (2u * COMP_UNIT_MAX)
 
 struct zstd_cctx;
 struct compressor {
@@ -40,15 +50,23 @@ struct compressor {
 	bool in_frame;
 	size_t unit;		/* current unit size */
 	u64 unsafe;		/* see above */
-	char *stage;		/* input short of a unit */
-	size_t stage_len;
+	char *arena;		/* COMP_ARENA bytes of input, compressed in place */
+	size_t done;		/* arena bytes given to zstd in this frame */
+	size_t len;		/* arena bytes held (done..len: short of a unit) */
 	u64 in_bytes, out_bytes, nrec;
 };
 
 int comp_init(struct compressor *c, int level);
 void comp_free(struct compressor *c);
+/*
+ * Memory a compressor takes for raw bytes of input (0: a stream): zstd's
+ * state for the level and the input arena, as far as it fills.
+ */
+size_t comp_mem_need(int level, size_t raw);
 /* Worst-case output size for len bytes of input. */
 size_t comp_bound(size_t len);
+/* Worst-case output of a whole file (one frame) of len bytes of input. */
+size_t comp_file_bound(size_t len);
 /*
  * Compress len bytes of perf records from src into COMPRESSED records at
  * dst (at least comp_bound(len) bytes).  Input short of a unit is staged

@@ -147,6 +147,35 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *rec = buf + pos;
 		u64 t;
 
+		/*
+		 * The run of whole samples with the usual layout, when nothing
+		 * is counted per event: size, count and time, nothing else.
+		 * Anything else leaves it for the general case below.
+		 */
+		if (!per_ev && m->time_off) {
+			size_t end = pos;
+			u64 n = 0;
+
+			/* min_size > the header's size: each turn moves on */
+			do {
+				memcpy(&h, buf + end, sizeof(h));
+				if (h.type != PERF_RECORD_SAMPLE || h.size < m->min_size ||
+				    end + h.size > len)
+					break;
+				t = rd64(buf + end + m->time_off);
+				span_add(t, &first, &last, &newest);
+				end += h.size;
+				n++;
+			} while (end + sizeof(h) <= len);
+			if (n) {
+				nr_sample += n;
+				total += n;
+				bytes += end - pos;
+				pos = end;
+				continue;
+			}
+		}
+
 		memcpy(&h, rec, sizeof(h));
 		if (h.size < sizeof(h) || pos + h.size > len) {
 			err = -EBADMSG;

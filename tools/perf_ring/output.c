@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 
 #include "buildid.h"
+#include "compress.h"
 #include "fail.h"
+#include "memlimit.h"
 #include "output.h"
 #include "tracing.h"
 
@@ -146,6 +148,64 @@ static void partial_name(const struct out_file *f, char *buf, size_t len)
 	snprintf(buf, len, "%s.partial", f->path);
 }
 
+/*
+ * Memory a file takes while it is written (an upper bound: malloc'd memory
+ * counts only once touched).  A stream fills every one of the writer's
+ * nchunks chunks, and as many compressed copies as writes are in flight.
+ * A file of raw bytes (a snapshot) touches only that much of the chunks,
+ * and at most its zstd bound of copies.  Both add zstd's state and, on
+ * tmpfs, the file's own pages.
+ */
+static u64 file_need(const struct out_file *f, u64 raw, int nchunks, bool memfs)
+{
+	u64 nslots = f->o->aio > 0 ? f->o->aio : 1;
+	u64 need;
+
+	if (!raw) {
+		need = (u64)nchunks * CHUNK_SIZE;
+		if (f->o->level)
+			need += ((u64)nchunks < nslots ? (u64)nchunks : nslots) *
+				comp_bound(CHUNK_SIZE);
+	} else {
+		need = raw + (raw / CHUNK_SIZE + 1) * 4096;
+		if (f->o->level)
+			need += comp_file_bound(raw);
+		if (memfs)
+			need += f->o->level ? comp_file_bound(raw) : raw;
+	}
+	if (f->o->level)
+		need += comp_mem_need(f->o->level, raw);
+	return need;
+}
+
+u64 out_mem_need(const struct out_file *f, u64 raw)
+{
+	bool memfs = !out_is_pipe(f->o->output) && memlimit_memfs(f->o->output);
+
+	/* a stream's queue can be as short as two chunks (mem_chunks()) */
+	return file_need(f, raw, raw ? NR_CHUNKS : 2, memfs);
+}
+
+/*
+ * Under a memory limit, the writer's queue (NR_CHUNKS chunks while
+ * streaming) is made as short as the room allows, down to two chunks, one
+ * filling while the other is written; then the file's need must fit.
+ */
+static int mem_chunks(struct out_file *f, const char *path, int *nchunks)
+{
+	char what[sizeof(f->path) + 32];
+	int64_t room = memlimit_room();
+
+	if (!memlimit_on())
+		return 0;
+	while (*nchunks > 2 &&
+	       (int64_t)(file_need(f, f->expect_raw, *nchunks, f->memfs) + MEMLIMIT_RESERVE) > room)
+		(*nchunks)--;
+	snprintf(what, sizeof(what), "%s '%s'", f->expect_raw ? "the snapshot" : "the output",
+		 path);
+	return memlimit_check(file_need(f, f->expect_raw, *nchunks, f->memfs), what);
+}
+
 int out_open(struct out_file *f, const char *path)
 {
 	char tmp[sizeof(f->path) + 16];
@@ -155,11 +215,18 @@ int out_open(struct out_file *f, const char *path)
 	};
 	int err;
 
+	f->memfs = !out_is_pipe(path) && memlimit_on() && memlimit_memfs(path);
+	err = mem_chunks(f, path, &wo.nchunks);
+	f->expect_raw = 0;
+	if (err) {
+		f->mem_stop = true;
+		return err;
+	}
+
 	f->pipe = out_is_pipe(path);
 	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
-	memset(f->ev_samples, 0, f->el->nev * sizeof(u64));
 	bidset_free(&f->bids);
 	if (!f->o->no_buildid) {
 		f->cnt.on_map = out_on_map;
@@ -198,9 +265,29 @@ start:
 	return 0;
 }
 
+/*
+ * A chunk that goes to a file on tmpfs is memory of the cgroup's: under a
+ * limit, it must fit before it is written.
+ */
+static bool mem_put_ok(struct out_file *f)
+{
+	char what[sizeof(f->path) + 32];
+
+	if (!f->memfs || f->mem_stop)
+		return !f->mem_stop;
+	snprintf(what, sizeof(what), "writing '%s' (on tmpfs)", f->path);
+	if (memlimit_check(f->o->level ? comp_bound(CHUNK_SIZE) : CHUNK_SIZE, what))
+		f->mem_stop = true;
+	return !f->mem_stop;
+}
+
 char *out_space(struct out_file *f, size_t want, size_t *room)
 {
+	if (f->mem_stop)
+		return NULL;
 	if (!f->cur || f->cur->cap - f->cur->len < want) {
+		if (f->cur && !mem_put_ok(f))
+			return NULL;
 		if (f->cur) {
 			writer_put(&f->w, f->cur);
 			f->put_ns = now_ns();
@@ -227,19 +314,27 @@ void out_flush_idle(struct out_file *f, u64 ns)
 	f->put_ns = now;
 }
 
-void out_commit(struct out_file *f, size_t n)
+int out_commit(struct out_file *f, size_t n)
 {
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, f->cur->buf + f->cur->len, n);
+	u64 lost = f->cnt.nr[PERF_RECORD_LOST];
+	int err = counts_walk(&f->cnt, NULL, &f->el->idmap, f->cur->buf + f->cur->len, n);
+
+	if (err)
+		return err;
+	/* a ring holds no FINISHED_ROUND; a LOST the writer takes out */
+	if (f->cnt.nr[PERF_RECORD_LOST] != lost)
+		chunk_mark_outside(f->cur, f->cur->len, f->cur->len + n);
 	f->cur->len += n;
+	return 0;
 }
 
 int out_emit(struct out_file *f, const void *buf, size_t len)
 {
 	const char *p = buf;
 
-	counts_walk(&f->cnt, f->ev_samples, &f->el->idmap, buf, len);
+	counts_walk(&f->cnt, NULL, &f->el->idmap, buf, len);
 	while (len) {
-		size_t n = 0, room;
+		size_t n = 0, room, lo = 0, hi = 0;
 		char *dst;
 
 		/* cut on record boundaries, at most one chunk at a time */
@@ -249,11 +344,18 @@ int out_emit(struct out_file *f, const void *buf, size_t len)
 			memcpy(&h, p + n, sizeof(h));
 			if (n + h.size > CHUNK_SIZE)
 				break;
+			if (writer_outside_stream(h.type)) {
+				if (!hi)
+					lo = n;
+				hi = n + h.size;
+			}
 			n += h.size;
 		}
 		dst = out_space(f, n, &room);
 		if (!dst)
 			return -EIO;
+		if (hi)
+			chunk_mark_outside(f->cur, f->cur->len + lo, f->cur->len + hi);
 		memcpy(dst, p, n);
 		f->cur->len += n;
 		p += n;
@@ -343,7 +445,13 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		meta.build_ids = &bids;
 	}
 	if (f->cur) {
-		if (f->cur->len)
+		/*
+		 * Stopped by the memory limit, the last chunk is written only
+		 * if it fits (tmpfs): the file is then whole up to the chunk
+		 * before.
+		 */
+		if (f->cur->len && (!f->mem_stop || !f->memfs ||
+				    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
 			writer_put(&f->w, f->cur);
 		else
 			writer_release(&f->w, f->cur);
@@ -463,13 +571,12 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 	f->el = el;
 	f->fd = -1;
 	f->max_files = o->switch_max_files;
-	f->ev_samples = calloc(el->nev, sizeof(u64));
-	return f->ev_samples ? 0 : -ENOMEM;
+	return 0;
 }
 
 bool out_failed(struct out_file *f)
 {
-	return writer_failed(&f->w);
+	return f->mem_stop || writer_failed(&f->w);
 }
 
 u64 out_bytes(struct out_file *f)
@@ -483,8 +590,6 @@ u64 out_bytes(struct out_file *f)
 
 void out_free(struct out_file *f)
 {
-	free(f->ev_samples);
-	f->ev_samples = NULL;
 	for (int i = 0; i < f->nkept; i++)
 		free(f->kept[i]);
 	free(f->kept);

@@ -31,12 +31,14 @@ struct out_file {
 	bool pipe;			/* -o -: perf's pipe format on stdout */
 	char path[4096];
 	bool partial;			/* written as PATH.partial, renamed when whole */
+	bool memfs;			/* on tmpfs: its pages are memory (memlimit.h) */
+	bool mem_stop;			/* the memory limit stopped it */
+	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
 	u64 data_off;
 	struct writer w;
 	bool on;			/* a file is open */
 	struct chunk *cur;
 	struct pf_counts cnt;		/* this file */
-	u64 *ev_samples;		/* this file, per event */
 	struct out_totals tot;		/* every closed file */
 	u64 put_ns;			/* when a chunk last went to the writer */
 	int max_files;			/* keep at most this many (0: all) */
@@ -54,6 +56,16 @@ static inline bool out_is_pipe(const char *path)
 }
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
+/*
+ * Memory that writing a file of raw bytes of records takes (0: a stream of
+ * unknown length), for memlimit_check(); an upper bound.
+ */
+u64 out_mem_need(const struct out_file *f, u64 raw);
+/* The next out_open() writes about raw bytes (a snapshot): its memory check. */
+static inline void out_expect(struct out_file *f, u64 raw)
+{
+	f->expect_raw = raw;
+}
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
 void out_name_stamped(const char *base, char *buf, size_t len);
 int out_open(struct out_file *f, const char *path);
@@ -67,8 +79,11 @@ char *out_space(struct out_file *f, size_t want, size_t *room);
  * ns: at low rates, data then reaches the file at least that often.
  */
 void out_flush_idle(struct out_file *f, u64 ns);
-/* n bytes of whole records were put at out_space(): count and keep them. */
-void out_commit(struct out_file *f, size_t n);
+/*
+ * n bytes of records were put at out_space(): count and keep them.
+ * -EBADMSG (and nothing kept) when they are not whole records.
+ */
+int out_commit(struct out_file *f, size_t n);
 /* Append whole records (counted on the way). */
 int out_emit(struct out_file *f, const void *buf, size_t len);
 int out_emit_round(struct out_file *f);

@@ -24,6 +24,7 @@
 #include "bpfsyms.h"
 #include "fail.h"
 #include "hotplug.h"
+#include "memlimit.h"
 #include "prio.h"
 #include "sink.h"
 #include "synth.h"
@@ -84,9 +85,9 @@ static void synth_existing(const struct record_opts *o, const struct evlist *el,
 		fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
 	if (o->verbose)
 		fprintf(stderr, "perf-ring record: synthesized %llu threads of %llu processes "
-			"on %d threads in %.1f ms\n",
+			"on %d threads in %.1f ms, listed by %s\n",
 			(unsigned long long)res.nr_threads,
-			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6);
+			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6, res.how);
 }
 
 static bool targets_alive(const struct record_opts *o)
@@ -182,6 +183,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 {
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
+	u64 mem_ns = 0;
 	int err = 0, ntfd;
 
 	while (run) {
@@ -204,6 +206,16 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
+		/*
+		 * What grows as it runs (side-band, the kernel's own) still
+		 * fits; looked at every 10 ms at most, off the hot path.
+		 */
+		if (memlimit_on() && now_ns() - mem_ns >= 10000000) {
+			mem_ns = now_ns();
+			err = memlimit_check(0, "recording");
+			if (err)
+				break;
+		}
 	}
 	while (triggers_drain(trig, &r)) {
 		if (err >= 0 && r.kind == REQ_SWITCH && !sink_failed(s))
@@ -234,7 +246,7 @@ int cmd_record(int argc, char **argv)
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
 
-	if (record_parse(argc, argv, &o))
+	if (record_parse(argc, argv, &o) || synth_parse_env())
 		return 1;
 	/* the flight recorder's side-band event (evlist.h) */
 	if (o.overwrite && o.events.nr == MAX_EVENTS) {
@@ -342,6 +354,26 @@ int cmd_record(int argc, char **argv)
 	if (o.verbose)
 		fprintf(stderr, "perf-ring record: reader: %s\n", reader_prio);
 
+	/*
+	 * Under a memory cgroup's limit, what the recording will take must
+	 * fit now, before any file or the command: the first file (for the
+	 * flight recorder a snapshot of every buffer, and the copies it is
+	 * taken into).  Past the limit, the OOM killer would end perf-ring
+	 * with no word, in the middle of a file.
+	 */
+	memlimit_init();
+	if (memlimit_on()) {
+		u64 bufs = (u64)o.mmap_bytes * el.nrings;
+		u64 need = o.overwrite ? out_mem_need(&out, bufs + synth.len) + bufs + o.mmap_bytes :
+					 out_mem_need(&out, 0);
+
+		if (o.verbose)
+			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
+				memlimit_describe(), (unsigned long long)need);
+		err = memlimit_check(need, "recording");
+		if (err)
+			goto out_early;
+	}
 	err = s->ops->start(s);
 	if (err)
 		goto out_early;

@@ -106,6 +106,24 @@ long ring_fwd_read(struct ring *r, char *dst, size_t dstlen)
 	return n;
 }
 
+long ring_fwd_read_unwalked(struct ring *r, char *dst, size_t dstlen)
+{
+	u64 head = ring_head(r), tail = r->pg->data_tail, avail = ring_dist(head, tail);
+	u64 off = tail & (r->size - 1), first = r->size - off;
+
+	if (!avail || avail > dstlen)
+		return avail ? ring_fwd_read(r, dst, dstlen) : 0;
+	if (first >= avail) {
+		memcpy(dst, r->data + off, avail);
+	} else {
+		memcpy(dst, r->data + off, first);
+		memcpy(dst + first, r->data, avail - first);
+	}
+	/* all up to head is read: the kernel may write there again */
+	__atomic_store_n(&r->pg->data_tail, head, __ATOMIC_RELEASE);
+	return avail;
+}
+
 u64 ring_bwd_valid(u64 size, u64 h1, u64 h2, u64 margin)
 {
 	u64 written = ring_dist(0, h1);	/* head starts at 0 and moves down */

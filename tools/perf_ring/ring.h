@@ -89,6 +89,12 @@ static inline u64 ring_fwd_avail(const struct ring *r)
  * or -EBADMSG on a corrupt header.
  */
 long ring_fwd_read(struct ring *r, char *dst, size_t dstlen);
+/*
+ * The same, for a caller that walks every record it gets anyway (and
+ * fails on a corrupt one): when all that is published fits in dst, it is
+ * copied without a walk, since the kernel publishes whole records only.
+ */
+long ring_fwd_read_unwalked(struct ring *r, char *dst, size_t dstlen);
 
 /*
  * Image form of the forward copy: records between tail and head in a

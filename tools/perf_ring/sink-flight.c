@@ -230,8 +230,14 @@ static int take_snapshot(struct flight *fl, const char *path)
 		fl->lost_prev[i] = v[1];
 	}
 	s->lost += lost_new;
-	if (!err)
+	if (!err) {
+		u64 raw = s->synth->len + fl->sb.log.len;
+
+		for (int i = 0; i < el->nrings; i++)
+			raw += len[i] > 0 ? len[i] : 0;
+		out_expect(f, raw);
 		err = out_open(f, path);
+	}
 	if (!err)
 		err = out_emit_synth(f, s->synth, &fl->sb.log);
 	for (int i = 0; i < el->nrings && !err; i++) {

@@ -56,7 +56,8 @@ static int drain_ring(struct sink *s, int i, bool all)
 		dst = out_space(f, sizeof(struct perf_event_header) * 64, &room);
 		if (!dst)
 			return -EIO;
-		n = ring_fwd_read(rg, dst, room);
+		/* the one walk over the records is out_commit()'s */
+		n = ring_fwd_read_unwalked(rg, dst, room);
 		if (n < 0)
 			return n;
 		if (n == 0) {	/* next record does not fit: new chunk */
@@ -65,7 +66,8 @@ static int drain_ring(struct sink *s, int i, bool all)
 			continue;
 		}
 		sb = nr_sideband(&f->cnt);
-		out_commit(f, n);
+		if (out_commit(f, n))
+			return -EBADMSG;
 		/* rare: a walk only when the chunk held some */
 		if (nr_sideband(&f->cnt) != sb)
 			sideband_scan(&((struct stream *)s)->sb, dst, n);

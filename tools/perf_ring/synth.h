@@ -19,7 +19,9 @@ int synth_kernel_mmap(struct pbuf *out, u32 id_hdr);
 
 struct synth_result {
 	u64 nr_procs, nr_threads, nr_comm, nr_fork, nr_mmap2;
+	u64 nr_unseen;		/* processes the BPF task iterator did not list */
 	u64 ns;			/* wall time */
+	char how[160];		/* which path listed the threads, and why */
 };
 
 /*
@@ -34,6 +36,24 @@ void synth_set_data_maps(bool on);
  * the PROCMAP_QUERY ioctl (Linux 6.11+), which is used by default.
  */
 void synth_set_maps_text(bool on);
+
+/*
+ * How the threads and their comm are listed (synth.c): SYNTH_AUTO, the
+ * BPF task iterator for the whole system when it has 400 threads or more,
+ * else /proc, and /proc for a list of processes; SYNTH_ITER, the iterator
+ * for all of these; SYNTH_PROC, /proc only.
+ * Where the iterator cannot be used (no BTF, no CAP_BPF and CAP_PERFMON,
+ * an old kernel, a pid namespace), /proc; synth_result.how says which.
+ */
+enum { SYNTH_AUTO, SYNTH_ITER, SYNTH_PROC };
+
+void synth_set_method(int method);
+
+/*
+ * The method from PERF_RING_SYNTH (auto, iter or proc; unset is auto):
+ * 0, or -EINVAL after a message naming the bad value.
+ */
+int synth_parse_env(void);
 
 /* pids == NULL: every process in /proc.  Appends records to out. */
 int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,

@@ -26,6 +26,7 @@ static void give_back(struct writer *w, struct chunk *c)
 {
 	pthread_mutex_lock(&w->mu);
 	c->len = 0;
+	c->out_lo = c->out_hi = 0;
 	c->next = w->free_list;
 	w->free_list = c;
 	pthread_cond_broadcast(&w->cv);
@@ -153,24 +154,23 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
  * rare (one per pass over the buffers, one per overflow of a buffer), and
  * outside the stream each costs its own size and a flush, about 20 bytes.
  */
-static bool outside_stream(u32 type)
+static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, size_t cap)
 {
-	return type == PF_RECORD_FINISHED_ROUND || type == PERF_RECORD_LOST;
-}
-
-static long compress_chunk(struct writer *w, const char *src, size_t len,
-			   char *dst, size_t cap)
-{
-	size_t pos = 0, seg = 0, out = 0;
+	const char *src = c->buf;
+	size_t pos = c->out_lo, seg = 0, out = 0, len = c->len;
+	size_t walk_end = c->out_hi < len ? c->out_hi : len;
 	long n;
 
-	while (pos < len) {
+	/* records are walked only where one to take out may be */
+	if (!c->out_hi)
+		walk_end = pos = len;
+	while (pos < walk_end) {
 		struct perf_event_header h;
 
 		memcpy(&h, src + pos, sizeof(h));
 		if (h.size < sizeof(h) || pos + h.size > len)
 			return -EBADMSG;
-		if (outside_stream(h.type)) {
+		if (writer_outside_stream(h.type)) {
 			if (pos > seg) {
 				n = comp_records(&w->comp, src + seg, pos - seg, dst + out,
 						 cap - out, false);
@@ -217,12 +217,17 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 		u64 t0 = now_ns();
 
 		if (c) {
-			n = compress_chunk(w, c->buf, c->len, s->buf, s->cap);
+			n = compress_chunk(w, c, s->buf, s->cap);
 			w->raw_bytes += c->len;
 			give_back(w, c);
-		} else {
+		} else if (w->comp.in_frame) {
 			/* the frame ends with a FINISHED_ROUND inside it */
 			n = comp_records(&w->comp, &fr, sizeof(fr), s->buf, s->cap, end);
+			w->raw_bytes += sizeof(fr);
+		} else {
+			/* the arena's last unit ended the frame: the round as it is */
+			memcpy(s->buf, &fr, sizeof(fr));
+			n = sizeof(fr);
 			w->raw_bytes += sizeof(fr);
 		}
 		w->comp_ns += now_ns() - t0;
@@ -273,8 +278,11 @@ static void *writer_main(void *arg)
 		if (w->use_uring)
 			reap(w, false);
 	}
-	/* Close the zstd frame with a last FINISHED_ROUND. */
-	if (w->o.level && w->comp.in_frame)
+	/*
+	 * A last FINISHED_ROUND: it closes the zstd frame, or follows it
+	 * when the frame is closed already.
+	 */
+	if (w->o.level && w->comp.in_bytes)
 		write_chunk(w, NULL, true);
 	if (w->use_uring)
 		while (w->inflight)
@@ -358,6 +366,7 @@ struct chunk *writer_get(struct writer *w)
 	if (c) {
 		w->free_list = c->next;
 		c->len = 0;
+		c->out_lo = c->out_hi = 0;
 		c->next = NULL;
 	}
 	pthread_mutex_unlock(&w->mu);

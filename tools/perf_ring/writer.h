@@ -10,13 +10,38 @@
 
 #include <pthread.h>
 #include "compress.h"
+#include "perfdata.h"
 #include "util.h"
 
 struct chunk {
 	char *buf;
 	size_t len, cap;
+	/*
+	 * Whoever fills the chunk marks (chunk_mark_outside()) the bytes that
+	 * hold the records writer_outside_stream() names: the compressing
+	 * writer walks the records there only.  out_hi == 0: none.
+	 */
+	size_t out_lo, out_hi;
 	struct chunk *next;
 };
+
+/* Records from lo to hi (whole ones) may include outside ones. */
+static inline void chunk_mark_outside(struct chunk *c, size_t lo, size_t hi)
+{
+	if (!c->out_hi || lo < c->out_lo)
+		c->out_lo = lo;
+	if (hi > c->out_hi)
+		c->out_hi = hi;
+}
+
+/*
+ * Records that a compressing writer writes as they are, between the
+ * compressed records: FINISHED_ROUND and LOST (writer.c says why).
+ */
+static inline bool writer_outside_stream(u32 type)
+{
+	return type == PF_RECORD_FINISHED_ROUND || type == PERF_RECORD_LOST;
+}
 
 struct writer_opts {
 	int aio;		/* writes in flight with io_uring; 0 = write(2) */

@@ -698,4 +698,7 @@ fi
 # the triggers: switches, snapshots, rotation, the control channel
 . "$HERE/e2e-triggers.sh"
 
+# under a memory cgroup's limit: a message, never the OOM killer
+. "$HERE/e2e-memlimit.sh"
+
 finish

@@ -87,8 +87,70 @@ static int test_walk(void)
 	return 0;
 }
 
+/*
+ * Without per-event counts, runs of samples take counts_walk's short
+ * loop: the same counts, times and errors as the general walk, whatever
+ * record breaks the run (a side-band record, a sample too short for its
+ * layout, a torn record, a record of size 0).
+ */
+static int test_walk_runs(void)
+{
+	static const u64 ids_a[] = { 11 }, ids_b[] = { 12 };
+	const u64 *ids[] = { ids_a, ids_b };
+	const int nids[] = { 1, 1 };
+	char buf[8192];
+	struct idmap m;
+
+	CHECK(idmap_build(&m, ids, nids, 2, ST) == 0, "idmap");
+	for (int cut = 0; cut < 4; cut++) {
+		struct pf_counts a, b;
+		u64 per[2] = { 0 };
+		size_t pos = 0;
+		int ea, eb;
+
+		for (int i = 0; i < 40; i++) {
+			u64 s[6] = { 11 + i % 2, 0, 7, 3000 - 10 * i + (i == 20 ? 5000 : 0), 0, 1 };
+			u64 comm[3] = { 7, 7, 0x6d6f63 };
+
+			pos = put(buf, pos, PERF_RECORD_SAMPLE, s, i == 30 && cut == 1 ? 2 : 6);
+			if (i == 10)
+				pos = put(buf, pos, PERF_RECORD_COMM, comm, 3);
+		}
+		if (cut == 2)
+			pos -= 8;		/* torn last record */
+		if (cut == 3) {
+			struct perf_event_header z = { 0 };
+
+			memcpy(buf + pos, &z, sizeof(z));	/* size 0 */
+			pos += sizeof(z);
+		}
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ea = counts_walk(&a, per, &m, buf, pos);
+		eb = counts_walk(&b, NULL, &m, buf, pos);
+		CHECK(ea == eb && ea == (cut >= 2 ? -EBADMSG : 0), "case %d: errors %d %d", cut, ea, eb);
+		CHECK(a.nr[PERF_RECORD_SAMPLE] == b.nr[PERF_RECORD_SAMPLE] &&
+		      a.nr[PERF_RECORD_COMM] == b.nr[PERF_RECORD_COMM] && a.total == b.total &&
+		      a.bytes == b.bytes, "case %d: counts %llu/%llu records %llu/%llu", cut,
+		      (unsigned long long)a.nr[PERF_RECORD_SAMPLE],
+		      (unsigned long long)b.nr[PERF_RECORD_SAMPLE], (unsigned long long)a.total,
+		      (unsigned long long)b.total);
+		CHECK(a.first_time == b.first_time && a.last_time == b.last_time &&
+		      a.walk_newest == b.walk_newest, "case %d: times", cut);
+		if (cut == 0)
+			CHECK(b.nr[PERF_RECORD_SAMPLE] == 40 && b.total == 41 &&
+			      b.first_time == 3000 - 390 && b.last_time == 3000 - 200 + 5000,
+			      "case 0: %llu samples, %llu..%llu",
+			      (unsigned long long)b.nr[PERF_RECORD_SAMPLE],
+			      (unsigned long long)b.first_time, (unsigned long long)b.last_time);
+	}
+	idmap_free(&m);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("counts_walk: counts, events, times, lost", test_walk);
+	tap_run("counts_walk: runs of samples without per-event counts", test_walk_runs);
 	return tap_done();
 }

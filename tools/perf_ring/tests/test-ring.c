@@ -598,10 +598,66 @@ static int test_head_32bit(void)
 	return 0;
 }
 
+/*
+ * The unwalked read: everything published, copied across the wrap with
+ * data_tail moved to data_head, also when the positions wrap at 2^32;
+ * with too little room it falls back to the walking read.
+ */
+static int test_forward_unwalked(void)
+{
+	struct perf_event_mmap_page pg = { 0 };
+	u64 size = 256, seq = 0, next = 0, f, l, n;
+	char *data = calloc(1, size), dst[512];
+	struct ring r = { .pg = &pg, .data = data, .size = size };
+	long got;
+
+	for (int round = 0; round < 40; round++) {
+		u64 head;
+
+		if (round == 20)	/* a 32-bit kernel's positions, just below 2^32 */
+			pg.data_tail = (1ULL << 32) - 64;
+		head = pg.data_tail;
+		while (ring_dist(head, pg.data_tail) + rec_size(seq) <= size) {
+			char rec[64];
+
+			fill_rec(rec, seq);
+			ring_put(data, size, head, rec, rec_size(seq));
+			head += rec_size(seq);
+			seq++;
+		}
+		if (round >= 20)
+			head = (u32)head;
+		pg.data_head = head;
+		got = ring_fwd_read_unwalked(&r, dst, sizeof(dst));
+		CHECK(got > 0 && pg.data_tail == head, "round %d: got %ld, tail %#llx, head %#llx",
+		      round, got, (unsigned long long)pg.data_tail, (unsigned long long)head);
+		if (check_run(dst, got, &f, &l, &n))
+			return -1;
+		CHECK(f == next && l == seq - 1, "round %d: run %llu..%llu", round,
+		      (unsigned long long)f, (unsigned long long)l);
+		next = seq;
+	}
+	/* too little room: whole records only, through the walking read */
+	for (u64 s = 0, head = pg.data_tail; s < 6; s++) {
+		char rec[64];
+
+		fill_rec(rec, 100 + s);
+		ring_put(data, size, head, rec, rec_size(100 + s));
+		head += rec_size(100 + s);
+		pg.data_head = (u32)head;
+	}
+	got = ring_fwd_read_unwalked(&r, dst, 60);
+	CHECK(got > 0 && got <= 60 && !check_run(dst, got, &f, &l, &n) && f == 100,
+	      "small room: got %ld", got);
+	free(data);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("forward copy across the wrap", test_forward_wrap);
 	tap_run("forward copy stops at a full destination and at corruption", test_forward_partial);
+	tap_run("forward read without a walk when all fits, across 2^32", test_forward_unwalked);
 	tap_run("backward image before the first wrap", test_backward_unwrapped);
 	tap_run("backward image after wrapping: newest records, complete", test_backward_wrapped);
 	tap_run("backward image with writes during the copy", test_backward_concurrent);

@@ -2,13 +2,19 @@
 /*
  * Synthesis: the joined buffers do not depend on the number of threads,
  * and the records are well formed (COMM/FORK for each thread, MMAP2 for
- * executable mappings, sample_id trailer of the right size).
+ * executable mappings, sample_id trailer of the right size).  The BPF
+ * task iterator and /proc give the same records.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +97,302 @@ static int test_maps_query(void)
 	return 0;
 }
 
+/*
+ * A process of named threads with a child process of its own, both
+ * waiting: the names, parents and maps are known and do not change while
+ * the two methods read them.
+ */
+static const char *const thread_names[] = {
+	"synth-a", "fifteen-chars-x", "nl\nafter", "",
+};
+#define NTHREADS ((int)(sizeof(thread_names) / sizeof(thread_names[0])))
+
+static void *named_thread(void *arg)
+{
+	prctl(PR_SET_NAME, arg);
+	pause();
+	return NULL;
+}
+
+/* the child's pid, its child's in *grandchild; -1 on failure */
+static pid_t start_named(pid_t *grandchild)
+{
+	int fd[2];
+	pid_t pid, gc = -1;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pthread_t t;
+
+		close(fd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		gc = fork();
+		if (gc == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			prctl(PR_SET_NAME, "synth-grandkid");
+			pause();
+			_exit(0);
+		}
+		prctl(PR_SET_NAME, "synth-leader");
+		for (int i = 0; i < NTHREADS; i++)
+			if (pthread_create(&t, NULL, named_thread, (void *)thread_names[i]))
+				_exit(1);
+		/* the names are set when each thread's own comm file says so */
+		for (int i = 0; i < 2000; i++) {
+			char path[64], buf[64];
+			int n = 0;
+			DIR *d = opendir("/proc/self/task");
+			struct dirent *de;
+
+			while (d && (de = readdir(d))) {
+				FILE *f;
+
+				if (!isdigit((unsigned char)de->d_name[0]))
+					continue;
+				snprintf(path, sizeof(path), "/proc/self/task/%d/comm",
+					 atoi(de->d_name));
+				f = fopen(path, "r");
+				if (f && fgets(buf, sizeof(buf), f) &&
+				    strncmp(buf, "synth-leader", 12))
+					n++;
+				if (f)
+					fclose(f);
+			}
+			if (d)
+				closedir(d);
+			if (n == NTHREADS)
+				break;
+			usleep(1000);
+		}
+		if (write(fd[1], &gc, sizeof(gc)) != sizeof(gc))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fd[1]);
+	if (pid < 0 || read(fd[0], &gc, sizeof(gc)) != sizeof(gc)) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		pid = -1;
+	}
+	close(fd[0]);
+	*grandchild = gc;
+	return pid;
+}
+
+/* the records of buf whose pid is in pids[], each as its own string */
+struct recs {
+	char **r;
+	size_t *len;
+	int n;
+};
+
+static int cmp_rec(const void *a, const void *b, void *arg)
+{
+	const struct recs *rs = arg;
+	int i = *(const int *)a, j = *(const int *)b;
+	size_t l = rs->len[i] < rs->len[j] ? rs->len[i] : rs->len[j];
+	int c = memcmp(rs->r[i], rs->r[j], l);
+
+	return c ?: (rs->len[i] > rs->len[j]) - (rs->len[i] < rs->len[j]);
+}
+
+static int pick(const struct pbuf *b, const pid_t *pids, int npids, struct recs *rs)
+{
+	rs->n = 0;
+	rs->r = calloc(b->len / 8 + 1, sizeof(*rs->r));
+	rs->len = calloc(b->len / 8 + 1, sizeof(*rs->len));
+	if (!rs->r || !rs->len)
+		return -1;
+	for (size_t pos = 0; pos + 12 <= b->len;) {
+		struct perf_event_header h;
+		u32 pid;
+
+		memcpy(&h, b->p + pos, sizeof(h));
+		if (h.size < 12 || pos + h.size > b->len)
+			return -1;
+		memcpy(&pid, b->p + pos + sizeof(h), 4);	/* first in each body */
+		for (int i = 0; i < npids; i++)
+			if (pid == (u32)pids[i]) {
+				rs->r[rs->n] = b->p + pos;
+				rs->len[rs->n++] = h.size;
+			}
+		pos += h.size;
+	}
+	return 0;
+}
+
+/* the records of both, sorted, are the same: 0, or the first difference */
+static int same_recs(const struct pbuf *a, const struct pbuf *b, const pid_t *pids, int npids,
+		     char *msg, size_t mlen)
+{
+	struct recs ra, rb;
+	int *ia = NULL, *ib = NULL, ret = -1;
+
+	if (pick(a, pids, npids, &ra) || pick(b, pids, npids, &rb)) {
+		snprintf(msg, mlen, "a malformed record");
+		goto out;
+	}
+	if (ra.n != rb.n) {
+		snprintf(msg, mlen, "%d records by the iterator, %d from /proc", ra.n, rb.n);
+		goto out;
+	}
+	ia = calloc(ra.n + 1, sizeof(int));
+	ib = calloc(rb.n + 1, sizeof(int));
+	if (!ia || !ib)
+		goto out;
+	for (int i = 0; i < ra.n; i++)
+		ia[i] = ib[i] = i;
+	qsort_r(ia, ra.n, sizeof(int), cmp_rec, &ra);
+	qsort_r(ib, rb.n, sizeof(int), cmp_rec, &rb);
+	for (int i = 0; i < ra.n; i++) {
+		const char *x = ra.r[ia[i]], *y = rb.r[ib[i]];
+		struct perf_event_header h;
+
+		if (ra.len[ia[i]] == rb.len[ib[i]] && !memcmp(x, y, ra.len[ia[i]]))
+			continue;
+		memcpy(&h, x, sizeof(h));
+		snprintf(msg, mlen, "record %d of %d differs (iterator: type %u, %u bytes; "
+			 "comm \"%.16s\" / \"%.16s\")", i, ra.n, h.type, h.size,
+			 h.type == PERF_RECORD_COMM ? x + 16 : "", h.type == PERF_RECORD_COMM ?
+			 y + 16 : "");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(ra.r);
+	free(ra.len);
+	free(rb.r);
+	free(rb.len);
+	free(ia);
+	free(ib);
+	return ret;
+}
+
+/* kthreadd and the kernel threads whose /proc name is longer than comm */
+static int kernel_threads(pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	out[n++] = 2;
+	while (d && (de = readdir(d)) && n < max) {
+		char path[64], comm[64] = "", st[512];
+		FILE *f;
+		int fd;
+		ssize_t len;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		/* field 4 of stat: the parent, 2 for kernel threads */
+		snprintf(path, sizeof(path), "/proc/%d/stat", atoi(de->d_name));
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, st, sizeof(st) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		st[len] = 0;
+		if (!strstr(st, ") S 2 ") && !strstr(st, ") I 2 "))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", atoi(de->d_name));
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		/* a kworker's name changes with its work: not stable enough */
+		if (strlen(comm) > 16 && strncmp(comm, "kworker/", 8))
+			out[n++] = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * The BPF task iterator and /proc synthesize the same COMM, FORK and MMAP2
+ * records: for a list of processes, and for the whole system, where the
+ * records of the known processes are compared (the rest of the system
+ * changes between the two).  Named threads, a name with a newline (cut
+ * there, as /proc's text is read), a child's parent, kernel threads with
+ * names longer than comm.
+ */
+static int test_iter_vs_proc(void)
+{
+	u32 idh = synth_id_hdr_size(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID);
+	pid_t gc, pid = start_named(&gc), pids[40];
+	struct pbuf a = { 0 }, b = { 0 };
+	struct synth_result ra, rb;
+	char msg[256];
+	int np = 2, ret = -1;
+
+	CHECK(pid > 0 && gc > 0, "cannot start the named threads");
+	pids[0] = pid;
+	pids[1] = gc;
+	synth_set_method(SYNTH_ITER);
+	if (synth_threads(pids, np, 1, idh, &a, &ra) || strcmp(ra.how, "BPF task iterator")) {
+		printf("# SKIP iterator: %s\n", ra.how);
+		ret = 0;
+		goto out;
+	}
+	synth_set_method(SYNTH_PROC);
+	if (synth_threads(pids, np, 1, idh, &b, &rb) || strncmp(rb.how, "/proc", 5)) {
+		printf("#   /proc: %s\n", rb.how);
+		goto out;
+	}
+	if (ra.nr_threads != NTHREADS + 2 || rb.nr_threads != NTHREADS + 2) {
+		printf("#   %llu threads by the iterator, %llu from /proc, %d started\n",
+		       (unsigned long long)ra.nr_threads, (unsigned long long)rb.nr_threads,
+		       NTHREADS + 2);
+		goto out;
+	}
+	if (same_recs(&a, &b, pids, np, msg, sizeof(msg))) {
+		printf("#   a list of processes: %s\n", msg);
+		goto out;
+	}
+	/* the newline cut the name as /proc's text does */
+	if (!memmem(a.p, a.len, "nl\0", 3) || memmem(a.p, a.len, "after", 5)) {
+		printf("#   the name with a newline is not cut at it\n");
+		goto out;
+	}
+	pbuf_free(&a);
+	pbuf_free(&b);
+
+	np += kernel_threads(pids + np, 40 - np);
+	synth_set_method(SYNTH_ITER);
+	if (synth_threads(NULL, 0, 2, idh, &a, &ra) || strncmp(ra.how, "BPF task iterator", 17)) {
+		printf("#   the whole system: %s\n", ra.how);
+		goto out;
+	}
+	synth_set_method(SYNTH_PROC);
+	if (synth_threads(NULL, 0, 2, idh, &b, &rb)) {
+		printf("#   the whole system from /proc failed\n");
+		goto out;
+	}
+	if (same_recs(&a, &b, pids, np, msg, sizeof(msg))) {
+		printf("#   the whole system, %d processes compared: %s\n", np, msg);
+		goto out;
+	}
+	printf("# %d processes compared, %llu threads on the system by the iterator\n", np,
+	       (unsigned long long)ra.nr_threads);
+	ret = 0;
+out:
+	synth_set_method(SYNTH_AUTO);
+	pbuf_free(&a);
+	pbuf_free(&b);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return ret;
+}
+
 static int test_kernel_map(void)
 {
 	struct pbuf a = { 0 };
@@ -133,5 +435,6 @@ int main(void)
 	tap_run("joined synthesis does not depend on the thread count", test_stable_order);
 	tap_run("kernel map record", test_kernel_map);
 	tap_run("PROCMAP_QUERY and /proc/PID/maps text give the same maps", test_maps_query);
+	tap_run("the BPF task iterator and /proc give the same records", test_iter_vs_proc);
 	return tap_done();
 }
