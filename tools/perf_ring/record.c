@@ -232,6 +232,28 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	return err < 0 ? err : 0;
 }
 
+/*
+ * PERF_RING_MAKE_IT_FAIL=1 (the debug guest's fault injection, with
+ * task-filter): the kernel's injected failures may hit this task and the
+ * threads it starts once this is on, not the command, which is forked
+ * before, and not the exec that started perf-ring.  It is off again for
+ * the final report, so that the message saying what failed is not itself
+ * lost to an injected failure of its write.
+ */
+static void inject_faults(bool on)
+{
+	int fd;
+
+	if (!getenv("PERF_RING_MAKE_IT_FAIL"))
+		return;
+	fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1)
+		fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/make-it-fail: %s\n",
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -283,21 +305,7 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	}
-	/*
-	 * PERF_RING_MAKE_IT_FAIL=1 (the debug guest's fault injection, with
-	 * task-filter): the kernel's injected failures may hit this task and
-	 * the threads it starts from here on, not the command, which is
-	 * forked already, and not the exec that started perf-ring.
-	 */
-	if (getenv("PERF_RING_MAKE_IT_FAIL")) {
-		int fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
-
-		if (fd < 0 || write(fd, "1", 1) != 1)
-			fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/make-it-fail: %s\n",
-				strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
+	inject_faults(true);
 	err = evlist_targets(&el, &o, wl.pid);
 	if (!err)
 		err = evlist_open(&el, &o);
@@ -394,6 +402,7 @@ int cmd_record(int argc, char **argv)
 		hotplug_listen(&hp);
 
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
+	inject_faults(false);
 	summary(&o, s, &out, &trig);
 	hotplug_summary(&hp, el.rings, el.nrings);
 	hotplug_close(&hp);
@@ -428,6 +437,7 @@ out_early:
 	workload_kill(&wl);
 	if (out.on)
 		out_close(&out, 0, NULL);
+	inject_faults(false);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
 	return 1;
 }
