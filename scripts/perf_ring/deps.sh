@@ -53,9 +53,10 @@ if [ "${ARCH:-}" = i386 ] && [ ! -x "$bb32" ]; then
 	rm -rf "$d"
 	[ -x "$bb32" ] || pr_die "busybox-static:i386 has no bin/busybox"
 fi
-# ... and the recorder built -m32 static needs the i386 libraries.
+# ... and the recorder built -m32 static needs the i386 libraries (libbpf
+# and, for its static archive, libelf and zlib).
 if [ "${ARCH:-}" = i386 ]; then
-	for p in libzstd-dev:i386 liburing-dev:i386; do
+	for p in libzstd-dev:i386 liburing-dev:i386 libbpf-dev:i386 libelf-dev:i386 zlib1g-dev:i386; do
 		[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] ||
 			missing+=("$p")
 	done

@@ -139,7 +139,10 @@ run_check() {
 	fi
 	if [ -x /usr/bin/perf-ring-guest-test ]; then
 		i=$((i + 1))
-		if /usr/bin/perf-ring-guest-test 2>&1 | sed 's/^/# /'; then
+		rm -f "$scratch/rc"
+		# The test's status, not sed's: a pipeline's is its last command's.
+		{ /usr/bin/perf-ring-guest-test 2>&1; echo $? > "$scratch/rc"; } | sed 's/^/# /'
+		if [ "$(cat "$scratch/rc" 2>/dev/null)" = 0 ]; then
 			echo "ok $i perf-ring: record and report in the guest"
 		else
 			echo "not ok $i perf-ring: record and report in the guest"

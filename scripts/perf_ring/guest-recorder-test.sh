@@ -28,7 +28,8 @@ skip() { # skip DESCRIPTION REASON
 d=/tmp
 cd "$d" || exit 1
 pre=false
-case "$(uname -r)" in *-pre|*-pre-debug) pre=true ;; esac
+# PRE in any flavour: 6.12.118-pre, -pre-debug, -pre-kcsan, -pre-i386.
+case "$(uname -r)" in *-pre|*-pre-*) pre=true ;; esac
 
 perf-ring record -q -m 64 -e 'raw_syscalls:*' -o $d/stream.data -- close-loop 20000 \
 	> $d/stream.out 2>&1

@@ -114,8 +114,8 @@ guest_perf() {
 }
 
 # The pause/resume stress the KCSAN negative control needs (every flavour
-# runs it; kernel/controls/README).
-gcc -Wall -Wextra -Werror -O2 -static -pthread -isystem "$tree/usr/include" \
+# runs it; kernel/controls/README), -m32 for the i386 guest like the rest.
+$cc -Wall -Wextra -Werror -O2 -static -pthread -isystem "$tree/usr/include" \
 	-o "$work/pause_stress" "$PR_ROOT/kernel/controls/pause_stress.c" ||
 	pr_die "kernel/controls/pause_stress.c failed to build"
 

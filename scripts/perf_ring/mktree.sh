@@ -66,7 +66,11 @@ if [ "$kernel" != upstream ]; then
 	if git -C "$origin" rev-parse -q --verify pre >/dev/null &&
 	   [ "$(cat "$origin/.perf_ring-pre-edits" 2>/dev/null)" != "$edits_sum" ]; then
 		pr_log "pre-edits.pl changed since the PRE commit was made: starting the kernel trees over"
-		for t in pre post upstream pre-debug post-debug upstream-debug; do rm -rf "${kdir:?}/$t"; done
+		# Every flavour and step: -debug, -kcsan, -i386, post-pN.
+		for t in "${kdir:?}"/pre "$kdir"/pre-* "$kdir"/post "$kdir"/post-* \
+			 "$kdir"/upstream "$kdir"/upstream-*; do
+			rm -rf "$t"
+		done
 		git -C "$origin" checkout -q -f tags/base
 		git -C "$origin" tag -d pre >/dev/null
 	fi

@@ -289,7 +289,12 @@ bool memlimit_memfs(const char *path)
 		*slash = '\0';
 	if (statfs(dir, &sf))
 		return false;
-	return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+	/*
+	 * f_type is a signed word, an int on i386, where RAMFS_MAGIC (above
+	 * INT_MAX) reads negative: compare the magic's 32 bits.
+	 */
+	return (unsigned int)sf.f_type == TMPFS_MAGIC ||
+	       (unsigned int)sf.f_type == RAMFS_MAGIC;
 }
 
 const char *memlimit_describe(void)
