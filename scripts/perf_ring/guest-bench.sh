@@ -96,6 +96,12 @@ recorders() {
 			rec perf-ring "$m/$n" $o -- $ring_rec $opt -e "$ev" -- close-loop "$n"
 		done
 	done
+	# Streaming without the 0.5 s idle flush (PERF_RING_NO_IDLE_FLUSH=1):
+	# the flush's cost on the reader's hot path, to the instruction.
+	for n in "$calls" 0; do
+		rec perf-ring "noflush/$n" $o -- env PERF_RING_NO_IDLE_FLUSH=1 \
+			$ring_rec -e "$ev" -- close-loop "$n"
+	done
 	# Call chains (frame pointers), streaming.
 	rec perf "g/$calls" $o -- $perf_rec -g -e "$ev" -- close-loop "$calls"
 	rec perf-ring "g/$calls" $o -- $ring_rec -g -e "$ev" -- close-loop "$calls"

@@ -112,18 +112,20 @@ cycle() {
 	echo 1 > $cpu1 || return 1
 	usleep 1500000
 }
-# cycle3: CPU 1 goes offline and comes back three times; marks downK,
-# offK and onK (K = 1..3) bound the phases.
+# cycle3 USEC: CPU 1 goes offline for USEC and comes back, three times;
+# marks downK, offK and onK (K = 1..3) bound the phases. USEC 0: back at
+# once, an offline far shorter than the 100 ms at which perf-ring reads
+# the online mask: only the kernel's uevents tell it.
 cycle3() {
 	usleep 1000000
 	for k in 1 2 3; do
 		mark down$k
 		echo 0 > $cpu1 || return 1
 		mark off$k
-		usleep 700000
+		[ "$1" -eq 0 ] || usleep "$1"
 		mark on$k
 		echo 1 > $cpu1 || return 1
-		usleep 1000000
+		usleep 1500000
 	done
 }
 # count3 FILE: CPU 1 samples in each interval it was online (on0: before
@@ -131,12 +133,13 @@ cycle3() {
 # the marks downK, offK, onK.
 count3() {
 	local m
-	m=$({
+	m3=$({
 		timeout 1 cat /dev/kmsg |
 		awk -F';' '$2 ~ /^perf_ring_mark / { split($1, a, ","); t[substr($2, 16)] = a[3] }
 			END { for (k = 1; k <= 3; k++)
 				printf "%.0f %.0f %.0f ", t["down" k] * 1000, t["off" k] * 1000, t["on" k] * 1000 }'
 	} 2>/dev/null)
+	m=$m3
 	set -- "$1" $(hexdump -v -s 40 -n 16 -e '4/4 "%u " "\n"' "$1")
 	set -- $(hexdump -v -s $(($2 + $3 * 4294967296)) -n $(($4 + $5 * 4294967296)) \
 		-e '2/4 "%u " "\n"' "$1" |
@@ -154,6 +157,47 @@ count3() {
 	}
 	END { printf "%d %d %d %d %d %d %d\n", c[0], c[1], c[2], c[3], o[1], o[2], o[3] }')
 	on0=${1:-0} on1=${2:-0} on2=${3:-0} on3=${4:-0} off1=${5:-0} off2=${6:-0} off3=${7:-0}
+}
+# perf_cpu3 FILE NAME: perf's own view of the intervals count3 measured
+# (its marks in $m3): perf report --sort cpu --time START,STOP for each
+# interval in which CPU 1 was online must show CPU 001, and for each in
+# which it was offline must not. Needs perf in the initramfs (GUEST_PERF=1).
+perf_cpu3() {
+	local f=$1 name=$2 k t1 t2 got bad=
+	if ! command -v perf >/dev/null; then
+		skip "$name: perf report --sort cpu per interval" "no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	set -- $m3
+	# [start, down1), [on1, down2), [on2, down3), [on3, end): online
+	for k in 0 1 2 3; do
+		case $k in
+		0) t1= t2=$1 ;;
+		3) t1=$9 t2= ;;
+		*) eval "t1=\${$((3 * k))} t2=\${$((3 * k + 1))}" ;;
+		esac
+		got=$(perf_cpu_share "$f" "$t1" "$t2")
+		echo "# $name: perf report --sort cpu, online interval $k: cpu 001 ${got:-absent}"
+		[ -n "$got" ] || bad="$bad on$k"
+	done
+	# [offK, onK): offline
+	for k in 1 2 3; do
+		eval "t1=\${$((3 * k - 1))} t2=\${$((3 * k))}"
+		got=$(perf_cpu_share "$f" "$t1" "$t2")
+		[ -z "$got" ] || bad="$bad off$k($got)"
+	done
+	check "$name: perf report --sort cpu shows cpu 001 in every online interval, never offline${bad:+ (wrong:$bad)}" \
+		[ -z "$bad" ]
+}
+# perf_cpu_share FILE T1 T2: CPU 001's share of the samples between T1 and
+# T2 (ns, either empty for open), as perf report --sort cpu prints it
+perf_cpu_share() {
+	local r=
+	[ -z "$2" ] || r=$(($2 / 1000000000)).$(printf %09d $(($2 % 1000000000)))
+	r="$r,"
+	[ -z "$3" ] || r=$r$(($3 / 1000000000)).$(printf %09d $(($3 % 1000000000)))
+	perf report -i "$1" --stdio -q --sort cpu --time "$r" 2>/dev/null |
+		awk '$2 == "001" { print $1 }'
 }
 ticks() { # ticks PID: CPU time of PID, in clock ticks
 	awk '{ print $14 + $15 }' /proc/$1/stat
@@ -207,7 +251,7 @@ else
 		[ -s $d/hp-3.data ] && break
 		usleep 100000
 	done
-	check "hotplug -a x3: cpu 1 goes offline and comes back three times" cycle3
+	check "hotplug -a x3: cpu 1 goes offline and comes back three times" cycle3 700000
 	kill -INT $pid
 	wait $pid
 	rc=$?
@@ -221,6 +265,30 @@ else
 	check "hotplug -a x3: none while it was offline" [ $((off1 + off2 + off3)) -eq 0 ]
 	check "hotplug -a x3: perf-ring says its events were opened again" \
 		grep -q 'went offline 3 times.*opened again' $d/hp-3.out
+	perf_cpu3 $d/hp-3.data "hotplug -a x3"
+
+	# The same with offlines as short as the kernel makes them: the
+	# 100 ms mask check alone would miss most of them.
+	perf-ring record -a -e cpu-clock -c 1000000 -o $d/hp-q.data > $d/hp-q.out 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -s $d/hp-q.data ] && break
+		usleep 100000
+	done
+	check "hotplug -a quick: cpu 1 goes offline and straight back three times" cycle3 0
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	check "hotplug -a quick: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
+	count3 $d/hp-q.data
+	set -- $m3
+	echo "# hotplug -a quick: offline for $((($3 - $2) / 1000000)), $((($6 - $5) / 1000000))," \
+		"$((($9 - $8) / 1000000)) ms (from done to the online's start);" \
+		"cpu 1 samples online $on0, $on1, $on2, $on3"
+	check "hotplug -a quick: perf-ring saw all three offlines and opened the events again" \
+		grep -q 'went offline 3 times.*opened again' $d/hp-q.out
+	check "hotplug -a quick: cpu 1 samples in every interval it was online" \
+		[ $on0 -gt 0 -a $on1 -gt 0 -a $on2 -gt 0 -a $on3 -gt 0 ]
 
 	# A workload pinned to CPU 1, slow enough to keep the file small. Its
 	# per-CPU events belong to its tasks, not to the CPU; the kernel moves
