@@ -72,6 +72,7 @@ def part():
         base = res["BASE " + mode]["w"]
         p, r = res["perf " + mode], res["perf-ring " + mode]
         over = paired_ratio(r["w"], p["w"], base)
+        wl = paired_ratio(r["w"], p["w"])
         wall = paired_ratio(r["t"], p["t"])
         ps = [x["samples"] for x in p["x"]]
         rs = [x["samples"] for x in r["x"]]
@@ -80,11 +81,11 @@ def part():
         pb = [x["bytes"] for x in p["x"]]
         rb = [x["bytes"] for x in r["x"]]
         rows.append([mode, "%.0f" % (mean(base) * 1e3), "%.0f" % (mean(p["w"]) * 1e3),
-                     "%.0f" % (mean(r["w"]) * 1e3), fmt_ratio(over), over["verdict"],
+                     "%.0f" % (mean(r["w"]) * 1e3), fmt_ratio(wl), wl["verdict"], fmt_ratio(over),
                      fmt_ratio(wall), "%.0f" % mean(ps), "%.0f" % mean(rs),
                      "%.0f" % mean(pl), "%.0f" % mean(rl), fmt_bytes(mean(pb)),
                      fmt_bytes(mean(rb))])
-        data[mode] = {"overhead": over, "wall": wall, "base_ms": mean(base) * 1e3,
+        data[mode] = {"overhead": over, "workload": wl, "wall": wall, "base_ms": mean(base) * 1e3,
                       "perf_ms": mean(p["w"]) * 1e3, "ring_ms": mean(r["w"]) * 1e3,
                       "perf_samples": mean(ps), "ring_samples": mean(rs),
                       "perf_lost": mean(pl), "ring_lost": mean(rl)}
@@ -94,14 +95,17 @@ def part():
              "cg-tree -i %d is main -> top -> mid -> leaf, a fixed amount of work, sampled "
              "by cpu-clock at 4 kHz; the close(-1) loop (%s calls) samples every system "
              "call with its kernel and user chain. Times in ms (the workload's own). "
-             "overhead ratio = (perf-ring - BASE) / (perf - BASE) per round, mean [95%% "
-             "interval]; wall ratio = whole commands (perf record's includes its build-id "
+             "workload ratio = perf-ring / perf per round, the workload's time under each "
+             "recorder, mean [95%% interval], and its verdict; overhead ratio = (perf-ring - "
+             "BASE) / (perf - BASE) per round, which is ill-conditioned where perf's "
+             "overhead is not large next to BASE's spread between rounds (a round whose "
+             "perf overhead is near 0 dominates the mean); wall ratio = whole commands (perf record's includes its build-id "
              "pass over the file at the end). Samples and lost are read back from the "
              "files.\n\n" % (ROUNDS, ITER, format(CALLS, ",")))
-    text += md_table(["mode", "BASE ms", "perf ms", "perf-ring ms", "overhead ratio",
-                      "verdict", "wall ratio", "perf samples", "perf-ring samples",
+    text += md_table(["mode", "BASE ms", "perf ms", "perf-ring ms", "workload ratio",
+                      "verdict", "overhead ratio", "wall ratio", "perf samples", "perf-ring samples",
                       "perf lost", "perf-ring lost", "perf bytes", "perf-ring bytes"], rows,
-                     ["---"] + ["---:"] * 4 + ["---"] + ["---:"] * 7)
+                     ["---"] + ["---:"] * 4 + ["---"] + ["---:"] * 8)
     write_md("callchains.md", text)
     save("callchains", {"iter": ITER, "calls": CALLS, "rounds": ROUNDS, "modes": data})
 

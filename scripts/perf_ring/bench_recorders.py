@@ -399,6 +399,15 @@ def main():
         (per[("perf", "z1")]["bytes"] / max(per[("perf", "z1")]["samples"], 1))
     goals.append("| perf-ring -z1 bytes / perf record -z1 bytes, per kept record | %.3f | "
                  "<= 1.00 | %s |" % (zr, verdict(zr, 1.00)))
+    zb = [r1.get((t, "z1big/%d" % CALLS)) for t in ("perf-ring", "perf")]
+    if all(zb):
+        same = zb[0]["samples"] == zb[1]["samples"] and not zb[0]["lost"] and not zb[1]["lost"]
+        x = zb[0]["bytes"] / zb[1]["bytes"]
+        goals.append("| perf-ring -z1 bytes / perf record -z1 bytes, -m 1024 (%s: %s and %s "
+                     "records kept, %d and %d lost) | %.3f | <= 1.00 | %s |" % (
+                         "the same records" if same else "NOT the same records",
+                         format(zb[0]["samples"], ","), format(zb[1]["samples"], ","),
+                         zb[0]["lost"], zb[1]["lost"], x, verdict(x, 1.00)))
     if worst_key is None:	# every case the same to the instruction
         goals.append("| two boots of the same case, largest difference (none: all %d cases "
                      "identical) | 0 | within 0.1%% | %s |" % (len(r1), verdict(0.0, 0.001)))

@@ -102,6 +102,11 @@ recorders() {
 		rec perf-ring "noflush/$n" $o -- env PERF_RING_NO_IDLE_FLUSH=1 \
 			$ring_rec -e "$ev" -- close-loop "$n"
 	done
+	# -z1 with a buffer large enough that neither tool loses a record at
+	# 128 pages' rate: the compressed bytes of the same records.
+	rec perf "z1big/$calls" $o -- perf record -q -m 1024 -o $o -z1 -e "$ev" -- close-loop "$calls"
+	rec perf-ring "z1big/$calls" $o -- perf-ring record -q -m 1024 -o $o -z1 -e "$ev" -- \
+		close-loop "$calls"
 	# Call chains (frame pointers), streaming.
 	rec perf "g/$calls" $o -- $perf_rec -g -e "$ev" -- close-loop "$calls"
 	rec perf-ring "g/$calls" $o -- $ring_rec -g -e "$ev" -- close-loop "$calls"
