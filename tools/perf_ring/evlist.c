@@ -18,8 +18,19 @@
 #include "recsize.h"
 #include "synth.h"
 
+/*
+ * PERF_RING_NO_FORMAT_LOST=1 (tests): answer as a kernel before 6.0 does,
+ * whose perf_copy_attr() refuses read_format bits from PERF_FORMAT_LOST
+ * on with EINVAL, so that the fallback below runs as it would there.
+ */
+static bool emulate_no_format_lost = false;
+
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
+	if (emulate_no_format_lost && (a->read_format & PERF_FORMAT_LOST)) {
+		errno = EINVAL;
+		return -1;
+	}
 	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -127,8 +138,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 */
 	if (!o->period)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
-	/* PERF_RING_NO_FORMAT_LOST=1 forces the fallback of kernels before 6.0 (tests) */
-	el->lost_fmt = !getenv("PERF_RING_NO_FORMAT_LOST");
+	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
+	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
 	synth_set_data_maps(o->callgraph == CALLGRAPH_DWARF);
 	el->trig_first = o->switch_ev_first;
