@@ -8,7 +8,7 @@
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
 #   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
-#   make series / series-check / series-sizes   the kernel series in kernel/
+#   make series / series-check / series-sizes / series-disasm   the series
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make ab A=... B=... RUN='cmd' [N=10] [CONFIG=frag] [AB_BIN=path] [PER=n]
@@ -39,7 +39,7 @@ endif
 
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
-	tools-privileges series series-check series-sizes \
+	tools-privileges series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test
 
@@ -110,6 +110,13 @@ series: deps
 series-sizes: deps
 	$(Q)$(S)/mktree.sh pre
 	$(Q)$(S)/series-sizes.sh
+
+# The disassembly of the sample path (perf_output_begin_forward/_backward and
+# the helpers they call) in the built POST and UPSTREAM guest kernels:
+# bench/results/series-begin-forward.diff. No build; run after
+# "make kernel KERNEL=post" and "make kernel KERNEL=upstream".
+series-disasm:
+	$(Q)python3 $(S)/series_disasm.py
 
 series-check: deps
 	$(Q)$(S)/build-kernel.sh pre

@@ -132,6 +132,8 @@ md=$res/$out.md
 		row("POST forward / UPSTREAM forward", "post forward", "upstream forward", 0, 1.01, "at most +1%")
 		row("POST backward-overwrite / UPSTREAM backward-overwrite", "post backward-overwrite", "upstream backward-overwrite", 0, 1.01, "at most +1%")
 	     }' "$table"
+	echo
+	echo "The targets are the perf_ring project's own, not claims of the kernel series."
 	fi
 	echo
 	echo "Object size of the ring buffer code (\`size kernel/events/ring_buffer.o\`, gcc $(gcc -dumpfullversion), -Os as tinyconfig sets):"

@@ -15,8 +15,9 @@
 # the output functions, and how __perf_event_overflow() reaches the sample
 # writer (a direct call or a retpoline thunk). It writes
 # bench/results/series-sizes.md, and bench/results/series-begin-forward.diff:
-# the disassembly of perf_output_begin_forward() in the tiny POST and
-# UPSTREAM builds, addresses and relocation offsets taken out.
+# the disassembly of perf_output_begin_forward(), perf_output_begin_backward()
+# and the helpers they call in the tiny POST and UPSTREAM builds
+# (scripts/perf_ring/series_disasm.py).
 #
 # CONFIGS (default "defconfig tiny") selects the configurations; JOBS sets
 # make's -j (default 2).
@@ -29,7 +30,6 @@ origin=$PR_BUILD/kernel/origin
 series=$PR_ROOT/kernel/series
 results=$PR_ROOT/bench/results
 md=$results/series-sizes.md
-fdiff=$results/series-begin-forward.diff
 funcs=(perf_output_begin perf_output_begin_forward perf_output_begin_backward
        perf_event_output perf_event_output_default perf_event_output_forward
        perf_event_output_backward __perf_event_overflow)
@@ -139,20 +139,6 @@ for cfg in $configs; do
 	cd "$PR_ROOT"
 done
 
-# The disassembly of one function, without addresses, so that two builds
-# compare instruction by instruction.
-disasm() {
-	objdump -dr --no-show-raw-insn "$1" |
-	awk -v f="$2" '$0 ~ "^[0-9a-f]+ <" f ">:" { on = 1; next }
-		       on && /^$/ { on = 0 }
-		       on {
-			       sub(/^ +[0-9a-f]+:\t/, "")
-			       sub(/^\t\t\t[0-9a-f]+: /, "\t\t\treloc ")
-			       gsub(/[0-9a-f]+ <[^>]*\+0x[0-9a-f]+>/, "<local>")
-			       print
-		       }'
-}
-
 {
 	echo "# Object sizes of kernel/events/ along the series"
 	echo
@@ -178,15 +164,14 @@ disasm() {
 } > "$md"
 pr_log "series-sizes: wrote ${md#"$PR_ROOT"/}"
 
+# The sample path's code in the tiny POST and UPSTREAM builds, helpers
+# included (scripts/perf_ring/series_disasm.py).
 if [ -f "$tmp/post-rb.o" ] && [ -f "$tmp/upstream-rb.o" ]; then
-	disasm "$tmp/post-rb.o" perf_output_begin_forward > "$tmp/post.s"
-	disasm "$tmp/upstream-rb.o" perf_output_begin_forward > "$tmp/upstream.s"
-	{
-		echo "# perf_output_begin_forward(), tinyconfig + perf_ring.config (-Os):"
-		echo "# POST ($(grep -c . "$tmp/post.s") lines) against UPSTREAM ($(grep -c . "$tmp/upstream.s") lines)."
-		echo "# Made by make series-sizes; objdump -dr, addresses taken out."
-		diff -u --label POST --label UPSTREAM "$tmp/post.s" "$tmp/upstream.s" || true
-	} > "$fdiff"
-	pr_log "series-sizes: wrote ${fdiff#"$PR_ROOT"/}"
+	mkdir -p "$PR_BUILD/sizes/tiny-objects"
+	cp "$tmp/post-rb.o" "$PR_BUILD/sizes/tiny-objects/post-ring_buffer.o"
+	cp "$tmp/upstream-rb.o" "$PR_BUILD/sizes/tiny-objects/upstream-ring_buffer.o"
+	python3 "$PR_ROOT/scripts/perf_ring/series_disasm.py" \
+		"$PR_BUILD/sizes/tiny-objects/post-ring_buffer.o" \
+		"$PR_BUILD/sizes/tiny-objects/upstream-ring_buffer.o"
 fi
 pr_log "series-sizes: done in $(pr_elapsed "$t0")"
