@@ -27,6 +27,25 @@ else
 	nok "an existing output becomes OUTPUT.old" "$(ls -l old.data*)"
 fi
 
+# HEADER_VERSION as perf writes its own: the bare version number that
+# --version prints after "perf version " (perf 6.1: "6.1.187"), here the
+# one perf-ring --version prints, in files and in pipe output
+pv=$(perf --version | sed -n 's/^perf version //p')
+perf record -q -e cpu-clock -o ver-perf.data -- true >/dev/null 2>&1
+"$PR" record -q -e cpu-clock -o ver.data -- true 2>/dev/null
+"$PR" record -q -e cpu-clock -o - -- true >ver-pipe.data 2>/dev/null
+v=$("$PR" --version | sed -n 's/^perf-ring version //p')
+hv() { perf report --header-only -i "$1" 2>/dev/null | sed -n 's/^# perf version : //p'; }
+h=$(hv ver.data) hp=$(hv ver-pipe.data) href=$(hv ver-perf.data)
+if [ "$href" = "$pv" ] && [ -n "$v" ] && [ "$h" = "$v" ] && [ "$hp" = "$v" ] &&
+   [[ "$v" =~ ^[0-9]+\.[0-9]+ ]]; then
+	ok "HEADER_VERSION: '$h' in files and pipe output, what perf-ring --version prints (perf's own: '$href', as perf --version)"
+else
+	nok "HEADER_VERSION: perf-ring's version number, as perf writes its own" \
+		"file '$h', pipe '$hp', perf-ring --version '$v'; perf's file '$href', perf --version '$pv'"
+fi
+rm -f ver.data ver-pipe.data ver-perf.data
+
 # SIGKILL 3 s into a 1 kHz single-thread recording: --recover keeps >= 2 s
 rm -f kd.data kd-r.data
 "$PR" record -e cpu-clock -F 1000 -o kd.data -- sh -c 'while :; do :; done' 2>kd.err &
