@@ -17,6 +17,7 @@
 #include "perfdata.h"
 #include "events.h"
 #include "tracing.h"
+#include "version.h"
 
 #define PF_NAME_ALIGN 64
 
@@ -318,7 +319,11 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_pstr(b, u.release);
 		break;
 	case PF_FEAT_VERSION:
-		pbuf_pstr(b, "perf-ring 1.0");
+		/*
+		 * As perf writes it: the bare version number its --version
+		 * prints ("6.1.187"), here perf-ring's ("1.0-g2928293").
+		 */
+		pbuf_pstr(b, perf_ring_version);
 		break;
 	case PF_FEAT_ARCH:
 		pbuf_pstr(b, u.machine);

@@ -128,6 +128,28 @@ else
 		fi
 	fi
 
+	# --call-graph fp, spelled out: what -g records.  The same attributes
+	# as -g's file, and the same tree with shares within CG_TOL of it
+	rm -f cgfp2.data
+	if [ ! -s cgfp.data ]; then
+		nok "--call-graph fp: beside -g" "no -g file to compare with"
+	elif ! "$PR" record -q --call-graph fp -o cgfp2.data -- "$CG" 2 2>cg.err; then
+		nok "--call-graph fp: record" "$(cat cg.err)"
+	elif cg_check_file cgfp2.data "--call-graph fp"; then
+		read -r good all < <(cg_script_chains chains.out)
+		s1=$(cg_shares cgfp2.data)
+		s2=$(cg_shares cgfp.data)
+		ev1=$(perf evlist -v -i cgfp2.data 2>&1)
+		ev2=$(perf evlist -v -i cgfp.data 2>&1)
+		if [ "$ev1" = "$ev2" ] && cg_tree cgfp2.data && [ "$all" -gt 0 ] &&
+		   [ $((good * 100)) -ge $((all * 95)) ] && cg_same_shares "$s1" "$s2"; then
+			ok "--call-graph fp: -g's attributes; main -> top -> mid -> leaf in $good of $all samples in leaf, self shares $s1 (-g: $s2, within $CG_TOL points)"
+		else
+			nok "--call-graph fp: the chains of -g" "attributes: $ev1" "-g's: $ev2" \
+				"leaf, mid, top, main in $good of $all samples in leaf; shares $s1, -g's $s2"
+		fi
+	fi
+
 	# --call-graph dwarf on the binary without frame pointers
 	rm -f cgdw.data cgdw-perf.data
 	if ! "$PR" record -q --call-graph dwarf -o cgdw.data -- "$CGN" 2 2>cg.err; then

@@ -27,6 +27,25 @@ else
 	nok "an existing output becomes OUTPUT.old" "$(ls -l old.data*)"
 fi
 
+# HEADER_VERSION as perf writes its own: the bare version number that
+# --version prints after "perf version " (perf 6.1: "6.1.187"), here the
+# one perf-ring --version prints, in files and in pipe output
+pv=$(perf --version | sed -n 's/^perf version //p')
+perf record -q -e cpu-clock -o ver-perf.data -- true >/dev/null 2>&1
+"$PR" record -q -e cpu-clock -o ver.data -- true 2>/dev/null
+"$PR" record -q -e cpu-clock -o - -- true >ver-pipe.data 2>/dev/null
+v=$("$PR" --version | sed -n 's/^perf-ring version //p')
+hv() { perf report --header-only -i "$1" 2>/dev/null | sed -n 's/^# perf version : //p'; }
+h=$(hv ver.data) hp=$(hv ver-pipe.data) href=$(hv ver-perf.data)
+if [ "$href" = "$pv" ] && [ -n "$v" ] && [ "$h" = "$v" ] && [ "$hp" = "$v" ] &&
+   [[ "$v" =~ ^[0-9]+\.[0-9]+ ]]; then
+	ok "HEADER_VERSION: '$h' in files and pipe output, what perf-ring --version prints (perf's own: '$href', as perf --version)"
+else
+	nok "HEADER_VERSION: perf-ring's version number, as perf writes its own" \
+		"file '$h', pipe '$hp', perf-ring --version '$v'; perf's file '$href', perf --version '$pv'"
+fi
+rm -f ver.data ver-pipe.data ver-perf.data
+
 # SIGKILL 3 s into a 1 kHz single-thread recording: --recover keeps >= 2 s
 rm -f kd.data kd-r.data
 "$PR" record -e cpu-clock -F 1000 -o kd.data -- sh -c 'while :; do :; done' 2>kd.err &
@@ -44,8 +63,9 @@ else
 	nok "SIGKILL 3 s in: report --recover keeps >= 2 s" "span '$span': $(tail -2 kd.err)"
 fi
 
-# targets beside a command, compared with perf recording the same thing:
-# close-loop runs pinned to CPU 1 (or the CPU given) throughout
+# targets beside a command, compared with perf recording the same thing
+# at the same time: close-loop runs pinned to CPU 1 throughout, and
+# whatever else the machine runs is in both recordings
 BG_BASE=1234567		# marks this test's close-loop, for pkill -f
 bg_start() {
 	(while :; do taskset -c "$1" "$CL" 200000 $BG_BASE >/dev/null 2>&1 || exit; done) &
@@ -53,57 +73,171 @@ bg_start() {
 	sleep 0.2
 }
 bg_stop() { kill $bg 2>/dev/null; wait $bg 2>/dev/null; pkill -f "^$CL 200000 $BG_BASE"; }
-# comm/cpu pairs with at least 5 samples: "comm cpu" per line
-pairs() { perf script -i "$1" -F comm,cpu 2>/dev/null | awk '{ n[$1 " " $2]++ } END { for (k in n) if (n[k] >= 5) print k }' | sort; }
 cpus() { perf script -i "$1" -F cpu 2>/dev/null | tr -d '[] ' | sort -u | paste -sd,; }
-for t in "-a|sleep 2" "-C 1|sleep 1"; do
+# perf record OPTS... -- sleep SECS in the background, returning once its
+# command runs (perf forks it at the start and execs it when it enables
+# the events): perf-ring then records beside it, with -B.  While any event
+# has attr.build_id, the kernel run here (6.18) marks the MMAP2 records of
+# every other event PERF_RECORD_MISC_MMAP_BUILD_ID too, over a body that
+# holds no build-id: perf 6.1 then aborts on perf's file ("assertion failed
+# at util/build-id.c:1010", a smashed stack).  Comms and CPUs need no
+# build-ids.
+perf_beside() {
+	local i
+	perf record -q "$@" >/dev/null 2>tg-perf.err &
+	perf_pid=$!
+	for i in $(seq 100); do
+		pgrep -P $perf_pid -x sleep >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# tg_compare MINE PERFS: the comms and CPUs of two recordings of the same
+# thing at the same time.  Over the time both cover (at least 1 s), every
+# comm with >= 5% of the samples in one has >= 1% in the other, and the
+# CPUs are the same.  The recorders are left out (each samples the other),
+# perf's ":PID" (a task it saw no COMM of: under -C, one that exec'd on
+# another CPU) is named as perf-ring names that PID, and comms are cut to
+# 15 characters as perf cuts kernel threads' /proc names (kworker/1:1H-kb).
+tg_compare() {
+	perf script -i "$1" -F comm,pid,cpu,time >tg-a.txt 2>/dev/null
+	perf script -i "$2" -F comm,pid,cpu,time >tg-b.txt 2>/dev/null
+	python3 - tg-a.txt tg-b.txt <<'PY'
+import re, sys
+def load(path):
+    out = []
+    for line in open(path):
+        m = re.match(r'\s*(.*?)\s+(-?\d+)\s+\[(\d+)\]\s+([\d.]+):', line)
+        if m:
+            out.append((float(m[4]), int(m[2]), int(m[3]), m[1][:15]))
+    return out
+a, b = load(sys.argv[1]), load(sys.argv[2])
+if not a or not b:
+    print("no samples: %d and %d" % (len(a), len(b))); sys.exit(1)
+names = {pid: comm for _, pid, _, comm in a}
+lo = max(min(s[0] for s in a), min(s[0] for s in b))
+hi = min(max(s[0] for s in a), max(s[0] for s in b))
+def shares(ss):
+    n = {}
+    for t, pid, _, comm in ss:
+        if not lo <= t <= hi:
+            continue
+        if comm == ":%d" % pid:
+            comm = names.get(pid, comm)
+        if comm in ("perf", "perf-ring") or comm.startswith("iou-wrk-"):
+            continue
+        n[comm] = n.get(comm, 0) + 1
+    tot = sum(n.values()) or 1
+    return {c: 100.0 * k / tot for c, k in n.items()}
+sa, sb = shares(a), shares(b)
+big = sorted({c for c, s in sa.items() if s >= 5} | {c for c, s in sb.items() if s >= 5},
+             key=lambda c: -sa.get(c, 0))
+ca = sorted({cpu for _, _, cpu, _ in a})
+cb = sorted({cpu for _, _, cpu, _ in b})
+bad = [c for c in big if sa.get(c, 0) < 1 or sb.get(c, 0) < 1]
+desc = ", ".join("%s %.0f%%/%.0f%%" % (c, sa.get(c, 0), sb.get(c, 0)) for c in big)
+print("comms (perf-ring/perf) %s over the common %.1f s; CPUs {%s}%s" %
+      (desc, hi - lo, ",".join(map(str, ca)),
+       "" if ca == cb else " vs {%s}" % ",".join(map(str, cb))))
+sys.exit(bool(bad) or ca != cb or hi - lo < 1.0 or "close-loop" not in big)
+PY
+}
+for t in "-a|sleep 2" "-C 1|sleep 2"; do
 	opt=${t%%|*} cmd=${t#*|}
+	rm -f tg.data tg-perf.data
 	bg_start 1
-	"$PR" record -q $opt -e cpu-clock -F 499 -o tg.data -- $cmd 2>tg.err
+	# shellcheck disable=SC2086
+	perf_beside $opt -e cpu-clock -F 499 -o tg-perf.data -- $cmd
+	# shellcheck disable=SC2086
+	"$PR" record -q -B $opt -e cpu-clock -F 499 -o tg.data -- $cmd 2>tg.err
 	rc=$?
-	perf record -q $opt -e cpu-clock -F 499 -o tg-perf.data -- $cmd >/dev/null 2>&1
+	wait $perf_pid
+	prc=$?
 	bg_stop
-	a=$(pairs tg.data | grep -c '^close-loop \[001\]')
-	b=$(pairs tg-perf.data | grep -c '^close-loop \[001\]')
-	ca=$(cpus tg.data) cb=$(cpus tg-perf.data)
-	if [ $rc = 0 ] && [ "$a" = 1 ] && [ "$b" = 1 ] && [ "$ca" = "$cb" ]; then
-		ok "$opt -- $cmd: close-loop on cpu 1 and CPUs {$ca}, as in perf's recording"
+	if [ $rc = 0 ] && [ $prc = 0 ] && cmp=$(tg_compare tg.data tg-perf.data); then
+		ok "$opt -- $cmd beside perf record $opt: $cmp"
 	else
-		nok "$opt -- $cmd: the same comms and CPUs as perf" "exit $rc; close-loop/cpu1 $a vs $b; CPUs '$ca' vs '$cb': $(cat tg.err)"
+		nok "$opt -- $cmd: the same comms and CPUs as perf's recording beside it" \
+			"exit $rc, perf's $prc: ${cmp:-}" "$(cat tg.err tg-perf.err)"
 	fi
 	check_file tg.data "$opt -- $cmd"
 done
 # -C 1 alone records CPU 1 only
 case $(cpus tg.data) in 001) ok "-C 1 -- CMD: samples on CPU 1 only" ;; *) nok "-C 1 -- CMD: CPU 1 only" "$(cpus tg.data)" ;; esac
 
-# -p PID -- sleep 2: that process for the command's life
-bg_start 0
+# -p PID,PID -- sleep 2: those processes for the command's life, beside
+# perf record -p of the same ones.  Two CPU-bound processes pinned to
+# CPUs 0 and 1, named by their links; perf's file has no CPU in its
+# samples with -p unless asked (--sample-cpu).  Always runnable, each is
+# sampled across the whole 2 s however busy the machine: the samples must
+# span at least 1.5 s of it, and no more than the recording.
+rm -f tp.data tp-perf.data
+ln -sf "$CL" pr-spin0
+ln -sf "$CL" pr-spin1
+taskset -c 0 ./pr-spin0 2000000000 $BG_BASE &
+sp0=$!
+taskset -c 1 ./pr-spin1 2000000000 $BG_BASE &
+sp1=$!
+sleep 0.2
+perf_beside -p $sp0,$sp1 --sample-cpu -e cpu-clock -F 499 -o tp-perf.data -- sleep 2
 t0=$(date +%s%N)
-"$PR" record -q -p $bg -e cpu-clock -o tp.data -- sleep 2 2>tp.err
+"$PR" record -q -B -p $sp0,$sp1 -e cpu-clock -F 499 -o tp.data -- sleep 2 2>tp.err
 rc=$?
 wall=$(( ($(date +%s%N) - t0) / 1000000 ))
-bg_stop
-comms=$(perf script -i tp.data -F comm 2>/dev/null | tr -d ' ' | sort -u | paste -sd,)
-span=$(perf script -i tp.data -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p' | paste -sd' ' | awk 'NF == 2 { printf "%.1f", $2 - $1 }')
-# The recording lasts the command's life: at least its 2 s, and the
-# samples span no more (a starved process may be sampled over less of it).
-if [ $rc = 0 ] && [ -n "$comms" ] && ! echo ",$comms," | grep -q ',sleep,' &&
-   [ "$wall" -ge 2000 ] && awk -v s="${span:-0}" 'BEGIN { exit !(s > 0 && s <= 2.5) }'; then
-	ok "-p PID -- sleep 2: the process ($comms), not the command, for ${span} s of a ${wall} ms recording"
+wait $perf_pid
+prc=$?
+kill $sp0 $sp1
+wait $sp0 $sp1 2>/dev/null
+# "comm pid cpu span" per comm, pid and cpu
+pspans() {
+	perf script -i "$1" -F comm,pid,cpu,time 2>/dev/null | tr -d '[]:' |
+		awk '{ k = $1 " " $2 " " $3; if (!(k in a)) a[k] = $4; b[k] = $4 }
+		     END { for (k in a) printf "%s %.2f\n", k, b[k] - a[k] }' | sort
+}
+pa=$(pspans tp.data)
+pb=$(pspans tp-perf.data)
+want=$(printf 'pr-spin0 %s 000\npr-spin1 %s 001' $sp0 $sp1)
+if [ $rc = 0 ] && [ $prc = 0 ] && [ "$(echo "$pa" | cut -d' ' -f1-3)" = "$want" ] &&
+   [ "$(echo "$pb" | cut -d' ' -f1-3)" = "$want" ] && [ "$wall" -ge 2000 ] &&
+   echo "$pa" | awk -v w="$wall" '{ if ($4 < 1.5 || $4 > w / 1000) bad = 1 } END { exit bad }'; then
+	ok "-p PID,PID -- sleep 2 beside perf record -p: pr-spin0 on CPU 0, pr-spin1 on CPU 1 in both, not the command; spans $(echo "$pa" | awk '{ printf "%s ", $4 }')s of a ${wall} ms recording (perf's: $(echo "$pb" | awk '{ printf "%s ", $4 }')s)"
 else
-	nok "-p PID -- sleep 2" "exit $rc, comms '$comms', span '$span', ${wall} ms: $(cat tp.err)"
+	nok "-p PID,PID -- sleep 2: the same comms and CPUs as perf's, sampled for >= 1.5 s" \
+		"exit $rc, perf's $prc, ${wall} ms" "perf-ring: $pa" "perf: $pb" "$(cat tp.err tg-perf.err)"
 fi
 
-# -t TID: that thread
-bg_start 0
-"$PR" record -q -t $bg -e cpu-clock -o tt.data -- sleep 1 2>tt.err
+# -t TID: that thread and no other of its process.  Three busy threads of
+# one python3 process on CPU 0; -t records the second, -p (the control)
+# the whole process, at the same time
+taskset -c 0 python3 -c 'import threading
+def spin():
+    while True:
+        pass
+for _ in range(2):
+    threading.Thread(target=spin, daemon=True).start()
+spin()' &
+py=$!
+for i in $(seq 50); do
+	[ "$(ls /proc/$py/task 2>/dev/null | wc -l)" -ge 3 ] && break
+	sleep 0.1
+done
+tid=$(ls /proc/$py/task | sort -n | sed -n 2p)
+"$PR" record -q -p $py -e cpu-clock -o tt-p.data -- sleep 1.2 2>tt.err &
+ppid=$!
+"$PR" record -q -t "$tid" -e cpu-clock -o tt.data -- sleep 1 2>>tt.err
 rc=$?
-bg_stop
-if [ $rc = 0 ] && perf report --stats -i tt.data >/dev/null 2>&1; then
-	ok "-t TID -- sleep 1: recorded and readable"
+wait $ppid
+kill $py
+wait $py 2>/dev/null
+tids=$(perf script -i tt.data -F tid 2>/dev/null | tr -d ' ' | sort -u | paste -sd,)
+nt=$(perf script -i tt.data -F tid 2>/dev/null | grep -c .)
+ptids=$(perf script -i tt-p.data -F tid 2>/dev/null | tr -d ' ' | sort -u | grep -c .)
+if [ $rc = 0 ] && [ "$tids" = "$tid" ] && [ "$ptids" -ge 3 ]; then
+	ok "-t TID -- sleep 1: only thread $tid in its $nt samples (-p of its process beside it: $ptids threads)"
 else
-	nok "-t TID" "exit $rc: $(cat tt.err)"
+	nok "-t TID: only that thread" "exit $rc, -t $tid: tids '$tids'; -p: $ptids threads: $(cat tt.err)"
 fi
+rm -f pr-spin0 pr-spin1
 
 # --no-inherit: the command's children are not recorded
 "$PR" record -q --no-inherit -e raw_syscalls:sys_enter -o ni.data -- sh -c "$CL 1000" 2>ni.err

@@ -2,7 +2,9 @@
 #
 # Every perf tool reads every kind of file perf-ring writes (sourced by
 # e2e.sh: its helpers and variables are used here).  A crash, a non-zero
-# exit, or an error or warning on stderr fails.
+# exit, or an error or warning on stderr fails; perf report --stats may
+# warn of lost records only on a file that has LOST records.  perf diff
+# runs on pairs of kinds.  The pipe files (-o -) are in e2e-pipe.sh.
 
 MX=3000000		# BASE of the close() calls
 # the kinds: a file each
@@ -13,9 +15,13 @@ rm -f mx-*.data*
 	"$CL" 200000 $MX
 mv "$(ls mx-sw.data.* | sort | tail -2 | head -1)" mx-switched.data	# one after a switch
 rm -f mx-sw.data.*
-"$PR" record -q --overwrite -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snap.data -- "$CL" 200000 $MX
-"$PR" record -q --overwrite -z -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snapz.data -- \
-	"$CL" 200000 $MX
+# the snapshots: the last 1 MiB, which close-loop's syscalls alone fill in
+# 15 ms, often without a sample in user space for annotate; 0.2 s of
+# cg-tree after it (user space only) puts some there
+tail_cmd="$CL 200000 $MX"
+[ -z "${CG_TREE:-}" ] || tail_cmd="$tail_cmd && $CG_TREE 0.2"
+"$PR" record -q --overwrite -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snap.data -- sh -c "$tail_cmd"
+"$PR" record -q --overwrite -z -m 1M -e raw_syscalls:sys_enter,cpu-clock -o mx-snapz.data -- sh -c "$tail_cmd"
 # call chains: frame pointers, and dwarf (user stacks of 8 KiB) with -z,
 # in a streaming file and a snapshot; cpu-clock only, a sample a tick
 "$PR" record -q -m 4M -g -e cpu-clock -o mx-g.data -- "$CL" 200000 $MX
@@ -42,7 +48,14 @@ for k in $KINDS; do
 		continue
 	fi
 	bad=0
-	samples=$(perf report --stats -i "$f" 2>/dev/null | awk '/^ *SAMPLE events:/ { print $3; exit }')
+	# --stats: perf's warning about lost records only where the file
+	# has LOST records (it says so itself)
+	perf report --stats -i "$f" >stats.out 2>tool.err
+	rc=$?
+	samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' stats.out)
+	lost=$(awk '/^ *LOST events:/ { print $3; exit }' stats.out)
+	[ "${lost:-0}" = 0 ] || drop_lost_warning tool.err
+	tool_ok $rc "perf report --stats on the $k file" || bad=1
 	perf report --stdio -i "$f" >tool.out 2>tool.err; tool_ok $? "perf report on the $k file" || bad=1
 	perf script -i "$f" >tool.out 2>tool.err; tool_ok $? "perf script on the $k file" || bad=1
 	perf inject -i "$f" -o inj.data 2>tool.err; tool_ok $? "perf inject on the $k file" || bad=1
@@ -52,13 +65,20 @@ for k in $KINDS; do
 	# the file has samples there (a small snapshot may have none)
 	if perf report --stdio -i "$f" --sort sym 2>/dev/null | grep -q '\[\.\] main$'; then
 		perf annotate --stdio -i "$f" main >tool.out 2>tool.err
-		tool_ok $? "perf annotate main on the $k file" && ! grep -q 'Disassembly of close-loop' tool.out &&
-			{ nok "perf annotate main on the $k file: disassembles close-loop" "$(head -3 tool.out)"; bad=1; }
+		tool_ok $? "perf annotate main on the $k file" && ! grep -qE 'Disassembly of (close-loop|cg-tree)' tool.out &&
+			{ nok "perf annotate main on the $k file: disassembles close-loop or cg-tree" "$(head -3 tool.out)"; bad=1; }
 	else
 		perf annotate --stdio -i "$f" __close >tool.out 2>tool.err
 		tool_ok $? "perf annotate __close on the $k file" || bad=1
 	fi
 	perf buildid-list -i "$f" >tool.out 2>tool.err; tool_ok $? "perf buildid-list on the $k file" || bad=1
+	# perf archive packs the DSOs with samples: at least one
+	nar=0; rm -f "$f.tar.bz2"
+	perf archive "$f" >tool.out 2>tool.err
+	tool_ok $? "perf archive on the $k file" &&
+		{ nar=$(tar tjf "$f.tar.bz2" 2>/dev/null | grep -c '^\.build-id/../[0-9a-f]*$')
+		  [ "$nar" -ge 1 ] || { nok "perf archive on the $k file: packs the DSOs" "$(head -3 tool.out)"; bad=1; }; } ||
+		bad=1
 	rm -f mx.json
 	perf data convert --to-json mx.json -i "$f" >/dev/null 2>tool.err
 	tool_ok $? "perf data convert --to-json on the $k file" &&
@@ -76,11 +96,12 @@ for k in $KINDS; do
 		[ "$frames" -gt "$samples" ] ||
 			{ nok "perf script on the $k file shows the call chains" "$frames frames for $samples samples"; bad=1; }
 	esac
-	[ $bad = 0 ] && ok "the $k file ($samples samples): perf report, script, inject, inject -b, annotate, buildid-list, data convert --to-json, evlist -v"
+	[ $bad = 0 ] && ok "the $k file ($samples samples${lost:+, $lost LOST records}): perf report, report --stats, script, inject, inject -b, annotate, buildid-list, archive ($nar build-ids), data convert --to-json, evlist -v"
 done
 
-# perf diff of two recordings: a non-empty table for both events
-for pair in "stream z" "snap snapz" "stream snap"; do
+# perf diff of two recordings: a non-empty table (both events, or the
+# call-chain files' cpu-clock)
+for pair in "stream z" "snap snapz" "stream snap" "stream switched" "g snapg" "dwarfz snapdwarf" "g dwarfz"; do
 	set -- $pair
 	perf diff "mx-$1.data" "mx-$2.data" >tool.out 2>tool.err
 	if tool_ok $? "perf diff $1 $2" && grep -q '^# Baseline' tool.out &&
@@ -90,4 +111,4 @@ for pair in "stream z" "snap snapz" "stream snap"; do
 		nok "perf diff of the $1 and $2 files: a non-empty table" "$(head -8 tool.out)"
 	fi
 done
-rm -f mx-*.data* inj.data injb.data mx.json
+rm -f mx-*.data* inj.data injb.data mx.json stats.out

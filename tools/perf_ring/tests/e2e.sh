@@ -599,10 +599,14 @@ if [ -x "$WL" ]; then
 			fi ;;
 		*)
 			if check_file bp.data "mem:$addr/8:w"; then
+				# the 1000 of the loop, and the kernel's (elf_load()
+				# clears the rest of the page at exec, after the events
+				# are enabled): as many as perf stat counts
 				n=$(wc -l <script.out)
-				[ "$n" = 1000 ] &&
-					ok "mem:$addr/8:w: a sample for each of the 1000 writes (perf stat: $hits)" ||
-					nok "mem:$addr/8:w: a sample per write" "$n samples, perf stat $hits"
+				k=$(grep -c 'kallsyms' script.out)
+				[ "$n" = "$hits" ] && [ $((n - k)) = 1000 ] &&
+					ok "mem:$addr/8:w: a sample for each of the 1000 writes and the kernel's $k at exec ($n, as perf stat counts)" ||
+					nok "mem:$addr/8:w: a sample per write" "$n samples ($k in the kernel), perf stat $hits"
 			fi ;;
 		esac
 	else
