@@ -18,7 +18,7 @@ tree=$(git -C "$PR_ROOT" rev-parse --short HEAD)
 [ -z "$(git -C "$PR_ROOT" status --porcelain -- scripts tools kernel)" ] ||
 	tree="$tree with uncommitted changes"
 
-echo "# $cmd (QEMU TCG, 2 vCPUs), perf_ring at $tree, $(date -u +%F)"
+echo "# $cmd (QEMU TCG, 2 vCPUs), $(date -u +%F); excerpt made at perf_ring $tree"
 echo "# Lines of build/images/$name/console-check.log, in order: the boot, the top-level results,"
 echo "# the perf_events kselftest programs of the tree, the SKIPs, the backward data_head lines,"
 echo "# the recorder's guest test; then tap-check.sh's summary."
@@ -28,6 +28,7 @@ tr -d '\r' < "$log" | grep -E \
 	-e '^# (not )?ok [0-9]+ selftests: perf_events' \
 	-e '# SKIP' \
 	-e 'data_head' \
+	-e ': not run: ' \
 	-e '^# (not )?ok [0-9]+ [^s]' \
 	-e '^# (# )?(hotplug|1\.\.)' |
 	awk '/# SKIP/ || !/^# # (not )?ok [0-9]+ [a-z_]+\.[a-z_]+/' || true
