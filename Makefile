@@ -14,9 +14,11 @@
 #   make ab A=... B=... RUN='cmd' [N=10] [CONFIG=frag] [AB_BIN=path] [PER=n]
 #                                A/B of two kernels in instructions, with a
 #                                profile diff (ab-test: its input checks)
-#   make soak [SOAK_SECONDS=600] / make fuzz [FUZZ_SECONDS=600]
+#   make soak [SOAK_SECONDS=600]   soak-host, then soak-guest
+#   make soak-host [SOAK_SECONDS=600]   the soak on the host
 #   make soak-guest KERNEL=post [SOAK_SECONDS=600]   the soak in the guest,
 #                                with CPU 1 going offline and back
+#   make fuzz [FUZZ_SECONDS=600]
 #   make install [PREFIX=/usr/local]  perf-ring and its manual pages
 
 KERNEL ?= post
@@ -40,7 +42,7 @@ endif
 .PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes series-disasm \
-	check run bench qemu-bench soak soak-guest fuzz fuzz-smoke clean help install \
+	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test
 
 all: tools
@@ -147,9 +149,14 @@ ab: deps tools-static
 ab-test:
 	$(Q)$(S)/ab-test.sh
 
-# Reliability: the flight-recorder soak and the perf.data fuzzer.
+# Reliability: the flight-recorder soak with everything on (call chains,
+# -z, every trigger kind, a control client), on the host and then in the
+# QEMU guest, system wide, with CPU 1 going offline and back; and the
+# perf.data fuzzer.
 SOAK_SECONDS ?= 600
-soak: deps tools
+soak: soak-host soak-guest
+
+soak-host: deps tools
 	$(Q)$(S)/soak.sh $(SOAK_SECONDS)
 
 # The same soak in the QEMU guest, system wide, with CPU hotplug.

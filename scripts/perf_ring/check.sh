@@ -20,13 +20,14 @@ steps=(
 	"recorder end to end against perf|make tools-e2e"
 	"recorder as nobody (perf_event_paranoid=2, 1, -1), also under ASan/UBSan|make tools-privileges"
 	"fuzz: perf.data reader, 60 s and the regression inputs|make fuzz-smoke"
-	"soak: flight recorder, 30 s, snapshots every 100 ms|make soak SOAK_SECONDS=30"
+	"soak: flight recorder, 30 s, snapshots every 100 ms|make soak-host SOAK_SECONDS=30"
 	"benchmarks, quick run|make bench QUICK=1"
 	"kernel PRE: build|make kernel KERNEL=pre"
 	"kernel PRE: boot in QEMU with the selftests|make qemu-check KERNEL=pre"
 	"series: apply, build each patch, checkpatch, sparse|scripts/perf_ring/series-check.sh build/kernel/pre"
 	"kernel POST: build|make kernel KERNEL=post"
 	"kernel POST: boot in QEMU with the selftests|make qemu-check KERNEL=post"
+	"soak in the POST guest, 30 s, CPU 1 offline and back|make soak-guest KERNEL=post SOAK_SECONDS=30"
 )
 [ -n "${CHECK_STEPS:-}" ] && mapfile -t steps < <(printf '%s\n' "${steps[@]}" | grep -E "$CHECK_STEPS")
 
