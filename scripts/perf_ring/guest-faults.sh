@@ -26,8 +26,7 @@
 # Prints TAP; PERF_RING_FAULT_ROUNDS (default 4) recorder runs per command.
 rounds=${PERF_RING_FAULT_ROUNDS:-4}
 dbg=/sys/kernel/debug
-d=/tmp/faults
-mkdir -p $d
+d=$(mktemp -d) || exit 1
 n=0
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 notok() { n=$((n + 1)); echo "not ok $n $*"; }

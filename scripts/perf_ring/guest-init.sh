@@ -96,7 +96,7 @@ run_check() {
 			echo "# perf_events:sigtrap_threads, signal_stress_with_disable limited to 300 s, not 30 s (debug kernel):"
 			k=$(($(grep -cE '^(not )?ok [0-9]' "$scratch/kselftest.log") + 1))
 			res="ok"
-			/usr/bin/sigtrap_threads-long > /tmp/sigtrap_threads 2>&1 || res="not ok"
+			/usr/bin/sigtrap_threads-long > "$scratch/sigtrap_threads" 2>&1 || res="not ok"
 			echo "$res $k selftests: perf_events: sigtrap_threads (300 s limit)" >> "$scratch/kselftest.log"
 		fi
 		# --per-test-log: each test's output in /tmp/<test>

@@ -199,6 +199,24 @@ perf_cpu_share() {
 	perf report -i "$1" --stdio -q --sort cpu --time "$r" 2>/dev/null |
 		awk '$2 == "001" { print $1 }'
 }
+# record_a NAME: perf-ring records cpu-clock system wide into $d/NAME.data
+# (its output in $d/NAME.out) in the background, $pid; returns once the
+# file exists: the first online interval starts when perf-ring records,
+# which on a slow kernel (KCSAN under TCG) is well after it was started.
+record_a() {
+	perf-ring record -a -e cpu-clock -c 1000000 -o $d/$1.data > $d/$1.out 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -s $d/$1.data ] && break
+		usleep 100000
+	done
+}
+# stop_a: SIGINT to record_a's perf-ring; rc is its exit status
+stop_a() {
+	kill -INT $pid
+	wait $pid
+	rc=$?
+}
 ticks() { # ticks PID: CPU time of PID, in clock ticks
 	awk '{ print $14 + $15 }' /proc/$1/stat
 }
@@ -243,18 +261,9 @@ else
 
 	# Three times offline and back: every interval in which CPU 1 was
 	# online has its samples, and none while it was offline.
-	perf-ring record -a -e cpu-clock -c 1000000 -o $d/hp-3.data > $d/hp-3.out 2>&1 &
-	pid=$!
-	# The first online interval starts when perf-ring records, which
-	# on a slow kernel (KCSAN under TCG) is well after it was started.
-	for _ in $(seq 100); do
-		[ -s $d/hp-3.data ] && break
-		usleep 100000
-	done
+	record_a hp-3
 	check "hotplug -a x3: cpu 1 goes offline and comes back three times" cycle3 700000
-	kill -INT $pid
-	wait $pid
-	rc=$?
+	stop_a
 	check "hotplug -a x3: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
 	perf-ring report -i $d/hp-3.data > $d/hp-3.rep 2>&1
 	check "hotplug -a x3: report reads the file" [ $? -eq 0 ]
@@ -269,16 +278,9 @@ else
 
 	# The same with offlines as short as the kernel makes them: the
 	# 100 ms mask check alone would miss most of them.
-	perf-ring record -a -e cpu-clock -c 1000000 -o $d/hp-q.data > $d/hp-q.out 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		[ -s $d/hp-q.data ] && break
-		usleep 100000
-	done
+	record_a hp-q
 	check "hotplug -a quick: cpu 1 goes offline and straight back three times" cycle3 0
-	kill -INT $pid
-	wait $pid
-	rc=$?
+	stop_a
 	check "hotplug -a quick: perf-ring exits 0 after SIGINT (exit $rc)" [ $rc -eq 0 ]
 	count3 $d/hp-q.data
 	set -- $m3
