@@ -111,7 +111,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 	u64 snap_new = 0, snap_new_all = 0, expected = 0, lost_new = 0, t_cut = 0, copy_ns;
 	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0, ow_snap = 0;
 	size_t sz = s->o->mmap_bytes;
-	bool have_exact = false, have_freq = false;
+	bool have_exact = false, have_freq = false, opened = false;
 	long *len;
 	u64 *heads;
 	int err = 0;
@@ -237,6 +237,7 @@ static int take_snapshot(struct flight *fl, const char *path)
 			raw += len[i] > 0 ? len[i] : 0;
 		out_expect(f, raw);
 		err = out_open(f, path);
+		opened = !err;
 	}
 	if (!err)
 		err = out_emit_synth(f, s->synth, &fl->sb.log);
@@ -342,7 +343,8 @@ static int take_snapshot(struct flight *fl, const char *path)
 			snprintf(ow, sizeof(ow), "~%llu overwritten (%llu exact, ~%llu estimated from bytes)",
 				 (unsigned long long)(interval + est), (unsigned long long)interval,
 				 (unsigned long long)est);
-		if (!s->o->quiet)
+		/* a snapshot refused before its file was opened has no line */
+		if (!s->o->quiet && opened)
 			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
 				"%s%s since the last snapshot ]\n",
 				path, (unsigned long long)f->cnt.total,

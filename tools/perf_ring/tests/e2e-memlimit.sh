@@ -114,6 +114,59 @@ else
 		nok "memory limit: streaming into tmpfs stops at the limit" \
 			"exit $mrc, OOM kills $mooms: $(head -3 mcg.err)"
 	fi
+	# The limit lowered during a flight recording: a snapshot is taken,
+	# then memory.max comes down to what the cgroup uses plus 1 MiB (room
+	# for the reading loop's 512 KiB reserve, not for a snapshot of the
+	# buffers), and a second snapshot is asked for.  perf-ring must refuse
+	# that one before it opens its file, stop with exit 2 and the message,
+	# stop its command, and keep the first snapshot as it was.
+	rmdir "$MCG" 2>/dev/null
+	if mkdir "$MCG"; then
+		if [ "$MCG_V" = 2 ]; then
+			mlim=$MCG/memory.max muse=$MCG/memory.current
+		else
+			mlim=$MCG/memory.limit_in_bytes muse=$MCG/memory.usage_in_bytes
+		fi
+		echo $((64 << 20)) >"$mlim"
+		rm -f "$MT"/*
+		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MCG" "$PR" record --overwrite -z \
+			-m 64 -e 'raw_syscalls:*' --switch-output=signal -o "$MT/m.data" \
+			-- "$CL" 1000000000 >mcg.out 2>mcg.err &
+		mpid=$!
+		sleep 1
+		kill -USR2 $mpid
+		first=
+		for _ in $(seq 100); do
+			first=$(sed -n 's/^\[ perf-ring: snapshot \([^:]*\): .*/\1/p' mcg.err | head -1)
+			[ -z "$first" ] || break
+			sleep 0.1
+		done
+		used=$(cat "$muse")
+		echo $((used + (1 << 20))) >"$mlim"
+		kill -USR2 $mpid
+		wait $mpid
+		mrc=$?
+		if [ "$MCG_V" = 2 ]; then
+			mooms=$(awk '$1 == "oom_kill" { print $2 }' "$MCG/memory.events")
+		else
+			mooms=$(awk '$1 == "oom_kill" { print $2 }' "$MCG/memory.oom_control")
+		fi
+		left=$(cd "$MT" && ls | tr '\n' ' ')
+		echo "# memory limit lowered mid-recording: $used bytes in use, limit $((used + (1 << 20))); exit $mrc, OOM kills $mooms, left: $left"
+		if [ "$mrc" = 2 ] && [ "${mooms:-1}" = 0 ] &&
+		   grep -q "the snapshot '.*' may need up to .* more memory, but cgroup .* left" mcg.err &&
+		   [ -n "$first" ] && [ "$left" = "${first##*/} " ] &&
+		   [ "$(grep -c '^\[ perf-ring: snapshot ' mcg.err)" = 1 ]; then
+			ok "memory limit lowered mid-recording: the next snapshot is refused, exit 2, '$(grep -m1 'may need' mcg.err | cut -c1-90)...'"
+			check_file "$first" "memory limit lowered mid-recording: the snapshot taken before"
+		else
+			nok "memory limit lowered mid-recording: the next snapshot is refused, exit 2, the first one kept" \
+				"exit $mrc, OOM kills $mooms, first '$first', left '$left': $(tail -3 mcg.err)"
+		fi
+		for _ in $(seq 50); do rmdir "$MCG" 2>/dev/null && break; sleep 0.1; done
+	else
+		nok "memory limit lowered mid-recording" "cannot create $MCG"
+	fi
 	rm -f "$MT"/*
 	umount "$MT"
 fi
