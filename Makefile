@@ -31,6 +31,10 @@ TARGETS ?= perf_ring
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
 export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS
+# FAULTS=1 reads the faulted runs' files with perf: the initramfs has it.
+ifeq ($(FAULTS),1)
+export GUEST_PERF := 1
+endif
 S := scripts/perf_ring
 
 # Quiet by default, like kbuild; V=1 shows the commands.

@@ -23,7 +23,14 @@
 # function they landed in and takes them out of the log before
 # tap-check.sh looks for splats. At the end kmemleak scans for leaks.
 #
-# Prints TAP; PERF_RING_FAULT_ROUNDS (default 4) recorder runs per command.
+# How many failures landed in each run is read from each attribute's
+# "times", which the kernel counts down per failure (exact, whatever the
+# log buffer keeps); the kernel's crash lines from dmesg (qemu-check boots
+# with log_buf_len=8M, so the failures' traces do not push them out).
+#
+# Prints TAP; PERF_RING_FAULT_ROUNDS (default 4) recorder runs per command
+# and per mode (failures from the opening of the events on, and only once
+# the recording runs).
 rounds=${PERF_RING_FAULT_ROUNDS:-4}
 dbg=/sys/kernel/debug
 d=$(mktemp -d) || exit 1
@@ -53,9 +60,20 @@ echo 0 > $dbg/fail_page_alloc/min-order
 # arm PERCENT TIMES: each attribute fails PERCENT% of the eligible calls,
 # at most TIMES times from now on.
 arm() {
+	armed=$2
 	for a in $attrs; do
 		echo "$1" > $dbg/$a/probability
 		echo "$2" > $dbg/$a/times
+	done
+}
+# landed: the failures injected since arm, from what is left of each
+# attribute's times; sets inj (the total) and inj_by ("failslab 3, ...").
+landed() {
+	inj=0 inj_by=
+	for a in $attrs; do
+		k=$((armed - $(cat $dbg/$a/times)))
+		inj=$((inj + k))
+		inj_by="$inj_by${inj_by:+, }$a $k"
 	done
 }
 
@@ -67,91 +85,107 @@ if [ -w $kml ]; then
 	echo clear > $kml
 fi
 
-# run_faulty NAME SECONDS perf-ring ...: perf-ring with the injection on
-# from its start; sets rc (128+ when killed) and leaves the output in
-# $d/NAME.out.
-run_faulty() {
-	name=$1 tmo=$2
-	shift 2
-	sr0=$(sigframes)
-	PERF_RING_MAKE_IT_FAIL=1 timeout -s KILL "$tmo" "$@" > $d/$name.out 2>&1
-	rc=$?
-}
-# crashes: the kernel's lines about user programs that crashed so far
-crashes() { dmesg | grep -cE 'segfault at|traps: |general protection fault ip'; }
-
-echo "TAP version 13"
-echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per recorder command"
-
-# ---- the selftests, each with 2% of allocations and copies failing ----
-# Their own TAP is not passed on (their asserts fail by design when an
-# allocation does): the check is that each ends by itself, not by a signal.
-for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
-	c0=$(crashes)
-	arm 2 50
-	rc=$(cd /selftests/perf_ring && { fail-after-exec 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
-	arm 0 0
-	c1=$(crashes)
-	nomem=$(grep -c 'Cannot allocate memory\|ENOMEM' $d/st-$t.out)
-	fault=$(grep -c 'Bad address\|EFAULT' $d/st-$t.out)
-	echo "# selftest $t under faults: exit $rc; $nomem lines name ENOMEM, $fault EFAULT; $((c1 - c0)) crash lines from the kernel"
-	if [ "$rc" -lt 128 ]; then
-		ok "selftest $t under faults ends by itself (exit $rc)"
-	elif [ "$rc" = 139 ] && [ "$c1" = "$c0" ]; then
-		ok "selftest $t under faults: SIGSEGV from the kernel after an injected failure (a signal frame), no crash line"
-	elif [ "$rc" = 139 ] && [ $((c1 - c0)) = 1 ] &&
-	     dmesg | grep 'segfault at' | tail -1 | grep -q 'segfault at ffffffffffffffff '; then
-		# A write through MAP_FAILED: an mmap() the injection made
-		# fail, returned cleanly as ENOMEM, and not checked by the
-		# program. 6.12's kselftest_harness.h does not check the
-		# mmap() of a TEST_F's shared metadata in the constructor
-		# that registers it (_register_FIXTURE_TEST), before main().
-		echo "# $(dmesg | grep 'segfault at' | tail -1)"
-		ok "selftest $t under faults: SIGSEGV writing through MAP_FAILED (an mmap() failed with ENOMEM, unchecked in user space), no kernel fault"
-	else
-		notok "selftest $t under faults was killed, crashed or hung (exit $rc)"
-		tail -5 $d/st-$t.out | sed 's/^/#   /'
-	fi
-done
-arm 0 0
-
-# ---- the recorder: each command $rounds times, 5% of calls failing ----
-# readable FILE: perf-ring report reads it. A snapshot a kill interrupted
-# is FILE.partial, never renamed to its name: not an output file, so it
-# only has to be named, and what --recover makes of it is shown.
-readable() {
-	case $1 in
-	*.partial)
-		if perf-ring report --recover -i "$1" -o "$1.rec" > "$1.rep" 2>&1 &&
-		   perf-ring report -i "$1.rec" >> "$1.rep" 2>&1; then
-			echo "# ${1##*/}: --recover rebuilt it, and it reads"
-		else
-			echo "# ${1##*/}: not a snapshot (never finalized); --recover: $(tail -1 "$1.rep")"
-		fi ;;
-	*) perf-ring report -i "$1" > "$1.rep" 2>&1 ;;
-	esac
-}
-
+# crashes: how many lines the kernel printed so far about user programs
+# that crashed; crash_lines: those lines
+crash_lines() { dmesg | grep -E 'segfault at|traps: |general protection fault ip'; }
+crashes() { crash_lines | wc -l; }
 # sigframes: injected failures so far in a signal frame's copy, written at
 # delivery (x64_setup_rt_frame) or read back by rt_sigreturn: the kernel
 # kills a task whose signal frame it cannot write or read with SIGSEGV,
 # any program
 sigframes() { dmesg | grep -cE '__do_sys_rt_sigreturn|x64_setup_rt_frame'; }
 
-# check_rec NAME FILE: the run ended by itself; a failure names what
-# failed; whatever file it left is readable by perf-ring report.
-check_rec() {
-	name=$1 file=$2
-	if [ "$rc" = 139 ] && [ "$(sigframes)" != "${sr0:-}" ]; then
-		ok "$name: killed with SIGSEGV by the kernel: the failure was injected into the copy of a signal frame (delivery or rt_sigreturn)"
-		return
+echo "TAP version 13"
+echo "# fault injection: $attrs, task-filter, verbose=2, $rounds rounds per recorder command"
+
+# ---- the selftests, each with 2% of allocations and copies failing ----
+# Their own TAP is not passed on (their asserts fail by design when an
+# allocation does).  The checks: each ends by itself, not by a signal; a
+# run that fails had failures injected into it; no program crashed except
+# by a write through MAP_FAILED (below) or a signal frame the kernel could
+# not copy; and run again without faults it passes, so the failures left
+# nothing behind in the kernel that breaks the next user.
+for t in $(cat /selftests/perf_ring/list 2>/dev/null); do
+	c0=$(crashes) s0=$(sigframes)
+	arm 2 50
+	rc=$(cd /selftests/perf_ring && { fail-after-exec 300 "./$t" > $d/st-$t.out 2>&1; echo $?; })
+	landed
+	arm 0 0
+	c1=$(crashes) s1=$(sigframes)
+	nomem=$(grep -c 'Cannot allocate memory\|ENOMEM' $d/st-$t.out)
+	fault=$(grep -c 'Bad address\|EFAULT' $d/st-$t.out)
+	# crash lines of this run that are not a write through MAP_FAILED
+	odd=0
+	[ "$c1" = "$c0" ] ||
+		odd=$(crash_lines | tail -n $((c1 - c0)) | grep -vc 'segfault at ffffffffffffffff ')
+	rc2=$(cd /selftests/perf_ring && { timeout -s KILL 300 "./$t" > $d/st-$t.clean 2>&1; echo $?; })
+	echo "# selftest $t under faults: exit $rc; $inj injected ($inj_by); $nomem lines name ENOMEM, $fault EFAULT; $((c1 - c0)) crash lines from the kernel ($odd not at MAP_FAILED), $((s1 - s0)) in a signal frame; run again without faults: exit $rc2"
+	crash_lines | tail -n $((c1 - c0)) | sed 's/^/#   /'
+	if [ "$rc" -ge 128 ] && ! { [ "$rc" = 139 ] && { [ "$s1" != "$s0" ] || [ "$odd" = 0 ]; }; }; then
+		notok "selftest $t under faults was killed, crashed or hung (exit $rc)"
+		tail -5 $d/st-$t.out | sed 's/^/#   /'
+	elif [ "$odd" != 0 ] && [ "$s1" = "$s0" ]; then
+		notok "selftest $t under faults: $odd crash(es) not explained by MAP_FAILED or a signal frame"
+	elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$inj" = 0 ]; then
+		notok "selftest $t under faults failed (exit $rc) with no failure injected"
+		tail -5 $d/st-$t.out | sed 's/^/#   /'
+	elif [ "$rc2" != 0 ] && [ "$rc2" != 4 ]; then
+		notok "selftest $t fails without faults after the faulted run (exit $rc2)"
+		grep '^not ok' $d/st-$t.clean | head -5 | sed 's/^/#   /'
+	else
+		how="ends by itself (exit $rc)"
+		if [ "$rc" = 139 ] && [ "$s1" != "$s0" ]; then
+			how="SIGSEGV from the kernel after an injected failure in a signal frame's copy"
+		elif [ "$rc" = 139 ]; then
+			# A write through MAP_FAILED: an mmap() the injection made
+			# fail, returned cleanly as ENOMEM, and not checked by the
+			# program. 6.12's kselftest_harness.h does not check the
+			# mmap() of a TEST_F's shared metadata in the constructor
+			# that registers it (_register_FIXTURE_TEST), before main().
+			how="SIGSEGV writing through MAP_FAILED (an mmap() failed with ENOMEM, unchecked in user space)"
+		fi
+		ok "selftest $t under faults: $how, $inj failures injected; passes again without faults (exit $rc2)"
 	fi
-	if [ "$rc" -ge 128 ]; then
+done
+arm 0 0
+
+# ---- the recorder: each command $rounds times, 5% of calls failing ----
+# Two modes: failures from the opening of the events on
+# (PERF_RING_MAKE_IT_FAIL=1: most land in perf_event_open and the buffers'
+# mmap, and the run stops before recording), and only once the recording
+# runs (=running: the reading loop, the writer's io_uring and writes, the
+# snapshots, with 20 snapshot requests sent to the flight recorder).
+#
+# readable FILE: perf reads it (report --stats and script), or without perf
+# in the initramfs perf-ring report.  A LOST warning is allowed: records
+# the kernel dropped while perf-ring failed are reported, not hidden.
+readable() {
+	if command -v perf > /dev/null; then
+		perf report --stats -i "$1" > "$1.rep" 2>&1 &&
+		perf script -i "$1" > /dev/null 2>> "$1.rep" &&
+		! grep -qiE 'error|invalid|unexpected|corrupt|cannot|failed' "$1.rep"
+	else
+		perf-ring report -i "$1" > "$1.rep" 2>&1
+	fi
+}
+reader() { if command -v perf > /dev/null; then echo perf; else echo perf-ring report; fi; }
+
+# check_rec NAME FILE: the run ended by itself, or was killed by the kernel
+# for a signal frame it could not copy; a failure names what failed; every
+# file it left reads.  A snapshot a kill interrupted is FILE.partial,
+# never renamed to its name: perf-ring report --recover must rebuild it
+# into a file that reads, unless it holds less than a perf.data header
+# (nothing was written yet).  A run that ended by itself leaves no
+# .partial.
+check_rec() {
+	name=$1 file=$2 how=
+	if [ "$rc" = 139 ] && [ "$(sigframes)" != "${sr0:-}" ]; then
+		how="killed with SIGSEGV by the kernel (an injected failure in the copy of a signal frame)"
+	elif [ "$rc" -ge 128 ]; then
 		notok "$name: killed by a signal or hung (exit $rc)"
 		tail -5 $d/$name.out | sed 's/^/#   /'
 		return
-	fi
-	if [ "$rc" -ne 0 ]; then
+	elif [ "$rc" -ne 0 ]; then
 		msg=$(grep -m1 -i 'error\|cannot\|can.t\|fail\|refus\|denied\|invalid\|memory\|address' $d/$name.out)
 		if [ -z "$msg" ]; then
 			notok "$name: exit $rc without a message"
@@ -159,46 +193,107 @@ check_rec() {
 			return
 		fi
 		echo "# $name: exit $rc: $msg"
+		how="exit $rc with a message"
+	else
+		how="exit 0"
 	fi
+	nf=0
 	for f in $file $file.*; do
 		[ -e "$f" ] || continue
 		case $f in *.rec|*.rep) continue ;; esac
-		if ! readable "$f"; then
-			notok "$name: exit $rc left $f, which perf-ring report cannot read"
-			tail -3 "$f.rep" | sed 's/^/#   /'
-			return
-		fi
+		case $f in
+		*.partial)
+			if [ "$rc" -lt 128 ]; then
+				notok "$name: $how, but left ${f##*/}"
+				return
+			fi
+			sz=$(wc -c < "$f")
+			if [ "$sz" -lt 104 ]; then
+				echo "# $name: ${f##*/}: $sz bytes, nothing written yet"
+			elif perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
+			     readable "$f.rec"; then
+				echo "# $name: ${f##*/} ($sz bytes): --recover rebuilt it, and $(reader) reads it"
+			else
+				notok "$name: $how, left ${f##*/} ($sz bytes), which --recover cannot make readable"
+				tail -3 "$f.rep" | sed 's/^/#   /'
+				return
+			fi ;;
+		*)
+			if ! readable "$f"; then
+				notok "$name: $how, left ${f##*/}, which $(reader) cannot read"
+				tail -3 "$f.rep" | sed 's/^/#   /'
+				return
+			fi ;;
+		esac
+		nf=$((nf + 1))
 	done
-	ok "$name: exit $rc, no hang, any file it left is readable"
+	if [ "$rc" = 0 ] && [ "$nf" = 0 ]; then
+		notok "$name: exit 0 and no file"
+		return
+	fi
+	ok "$name: $how, $inj failures injected ($inj_by), $nf file(s), each read by $(reader)"
+}
+
+# wait_caught PID: until PID catches SIGUSR2 (SigCgt bit 11), or 10 s, or
+# it is gone: a snapshot request sent before would kill it
+wait_caught() {
+	for _ in $(seq 100); do
+		cgt=$(awk '$1 == "SigCgt:" { print $2 }' /proc/$1/status 2>/dev/null)
+		[ -n "$cgt" ] || break
+		[ $((0x$cgt & 0x800)) = 0 ] || break
+		usleep 100000
+	done
+}
+
+# rec NAME MODE PROB TIMES FILE SNAPS perf-ring ...: perf-ring with the
+# injection in MODE (1 or running), PROB% of the eligible calls failing at
+# most TIMES times per attribute; SNAPS snapshot requests (SIGUSR2), 0.2 s
+# apart, from 0.5 s on; then checked.
+rec() {
+	name=$1 mode=$2 file=$5 snaps=$6
+	arm "$3" "$4"
+	shift 6
+	rm -f "$file" "$file".*
+	sr0=$(sigframes)
+	PERF_RING_MAKE_IT_FAIL=$mode "$@" > $d/$name.out 2>&1 &
+	pid=$!
+	{ sleep 120; kill -KILL $pid; } 2>/dev/null &
+	dog=$!
+	if [ "$snaps" -gt 0 ]; then
+		wait_caught $pid
+		usleep 500000
+		for _ in $(seq "$snaps"); do
+			kill -USR2 $pid 2>/dev/null || break
+			usleep 200000
+		done
+	fi
+	wait $pid
+	rc=$?
+	kill $dog 2>/dev/null
+	landed
+	arm 0 0
+	check_rec "$name" "$file"
 }
 
 if [ -x /usr/bin/perf-ring ]; then
-	i=0
-	while [ $i -lt "$rounds" ]; do
-		i=$((i + 1))
-		arm 5 10
-		rm -f $d/s.data*
-		run_faulty "rec-stream-$i" 120 perf-ring record -q -m 16 -e 'raw_syscalls:*' \
-			-o $d/s.data -- close-loop 2000
-		arm 0 0
-		check_rec "rec-stream-$i" $d/s.data
-
-		arm 5 10
-		rm -f $d/f.data*
-		run_faulty "rec-flight-$i" 120 perf-ring record -q --overwrite -z -g \
-			-e 'raw_syscalls:*' -o $d/f.data -- close-loop 2000
-		arm 0 0
-		check_rec "rec-flight-$i" $d/f.data
-
-		arm 5 10
-		rm -f $d/a.data*
-		run_faulty "rec-all-$i" 120 perf-ring record -q -a -e cpu-clock -c 1000000 \
-			-o $d/a.data -- close-loop 2000
-		arm 0 0
-		check_rec "rec-all-$i" $d/a.data
+	echo "# the recorder's files are read by $(reader)"
+	for mode in 1 running; do
+		i=0
+		while [ $i -lt "$rounds" ]; do
+			i=$((i + 1))
+			rec "rec-stream-$mode-$i" $mode 5 10 $d/s.data 0 \
+				perf-ring record -q -m 16 -e 'raw_syscalls:*' -o $d/s.data -- close-loop 20000
+			rec "rec-flight-$mode-$i" $mode 5 10 $d/f.data 20 \
+				perf-ring record -q --overwrite -z -g --switch-output=signal \
+				-e 'raw_syscalls:*' -o $d/f.data -- close-loop 20000
+			rec "rec-all-$mode-$i" $mode 5 10 $d/a.data 0 \
+				perf-ring record -q -a -e cpu-clock -c 1000000 -o $d/a.data -- close-loop 20000
+		done
 	done
-	# The recorder's guest test, perf-ring record faulted (report is not):
-	# it may fail its checks, it must end.
+	# The recorder's guest test, perf-ring record faulted (report is not).
+	# Its own checks assert what a recording holds, which an injected
+	# failure may rightly prevent: they are shown, not judged.  What is
+	# judged: it ends, and run again without faults every check holds.
 	mkdir -p $d/bin
 	printf '#!/bin/sh\n[ "$1" != record ] || export PERF_RING_MAKE_IT_FAIL=1\nexec /usr/bin/perf-ring "$@"\n' \
 		> $d/bin/perf-ring
@@ -206,13 +301,20 @@ if [ -x /usr/bin/perf-ring ]; then
 	arm 1 40
 	PATH=$d/bin:$PATH timeout -s KILL 600 /usr/bin/perf-ring-guest-test > $d/guest-test.out 2>&1
 	rc=$?
+	landed
 	arm 0 0
 	echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null
-	echo "# recorder guest test under faults: exit $rc; $(grep -c '^ok' $d/guest-test.out) checks held, $(grep -c '^not ok' $d/guest-test.out) did not"
-	if [ $rc -lt 128 ]; then
-		ok "recorder guest test under faults ends by itself (exit $rc)"
-	else
+	echo "# recorder guest test under faults: exit $rc; $inj failures injected ($inj_by); $(grep -c '^ok' $d/guest-test.out) checks held, $(grep -c '^not ok' $d/guest-test.out) did not"
+	timeout -s KILL 600 /usr/bin/perf-ring-guest-test > $d/guest-test.clean 2>&1
+	rc2=$?
+	echo "# recorder guest test run again without faults: exit $rc2; $(grep -c '^ok' $d/guest-test.clean) checks held, $(grep -c '^not ok' $d/guest-test.clean) did not"
+	if [ $rc -ge 128 ]; then
 		notok "recorder guest test under faults was killed or hung (exit $rc)"
+	elif [ $rc2 != 0 ] || grep -q '^not ok' $d/guest-test.clean; then
+		notok "recorder guest test fails without faults after the faulted run (exit $rc2)"
+		grep '^not ok' $d/guest-test.clean | head -5 | sed 's/^/#   /'
+	else
+		ok "recorder guest test under faults ends by itself (exit $rc, $inj failures injected), and passes again without faults"
 	fi
 else
 	ok "recorder under faults # SKIP perf-ring is not in the initramfs"
@@ -262,7 +364,59 @@ memcg_check() {
 		done
 		notok "$1: memory.max $2: killed (exit $rc, oom_kill ${ooms:-?}): no message"
 	else
+		inj=0 inj_by="memory.max only"
 		check_rec "$1" $d/m.data
+	fi
+}
+# memcg_lowered: the limit lowered during a flight recording.  One
+# snapshot, then memory.max down to memory.current plus 1 MiB (room for
+# the reading loop's 512 KiB reserve, not for a snapshot), then a second
+# snapshot request: perf-ring must refuse it before opening its file,
+# exit 2 with the message, no OOM kill, and the first snapshot must read.
+memcg_lowered() {
+	for _ in $(seq 50); do
+		[ -d $cg/pr ] || break
+		rmdir $cg/pr 2>/dev/null && break
+		usleep 100000
+	done
+	mkdir $cg/pr || { notok "memcg-lowered: cannot create $cg/pr"; return; }
+	rm -f $d/l.data*
+	sh -c "echo \$\$ > $cg/pr/cgroup.procs && exec perf-ring record --overwrite -z -m 64 \
+		-e 'raw_syscalls:*' --switch-output=signal -o $d/l.data -- close-loop 1000000000" \
+		> $d/memcg-lowered.out 2>&1 &
+	pid=$!
+	wait_caught $pid
+	kill -USR2 $pid
+	first=
+	for _ in $(seq 100); do
+		first=$(sed -n 's/^\[ perf-ring: snapshot \([^:]*\): .*/\1/p' $d/memcg-lowered.out | head -1)
+		[ -z "$first" ] || break
+		usleep 100000
+	done
+	used=$(cat $cg/pr/memory.current)
+	echo $((used + (1 << 20))) > $cg/pr/memory.max
+	kill -USR2 $pid
+	{ sleep 60; kill -KILL $pid; } 2>/dev/null &
+	dog=$!
+	wait $pid
+	rc=$?
+	kill $dog 2>/dev/null
+	ooms=$(awk '$1 == "oom_kill" { print $2 }' $cg/pr/memory.events)
+	left=$(cd $d && ls l.data* 2>/dev/null | tr '\n' ' ')
+	msg=$(grep -m1 'may need up to' $d/memcg-lowered.out)
+	echo "# memcg-lowered: $used bytes in use, memory.max lowered to $((used + (1 << 20))); exit $rc, oom_kill ${ooms:-?}, left: $left; $msg"
+	if [ "$rc" = 2 ] && [ "${ooms:-1}" = 0 ] && [ -n "$first" ] &&
+	   echo "$msg" | grep -q "the snapshot '.*' may need up to .* more memory, but cgroup .* left" &&
+	   [ "$left" = "${first##*/} " ] && [ "$(grep -c '^\[ perf-ring: snapshot ' $d/memcg-lowered.out)" = 1 ]; then
+		if readable "$first"; then
+			ok "memcg-lowered: the next snapshot is refused with the message, exit 2, no OOM kill; the first one is read by $(reader)"
+		else
+			notok "memcg-lowered: the first snapshot does not read"
+			tail -3 "$first.rep" | sed 's/^/#   /'
+		fi
+	else
+		notok "memcg-lowered: the next snapshot is refused, exit 2, the first kept (exit $rc, oom_kill ${ooms:-?}, first '$first', left '$left')"
+		tail -3 $d/memcg-lowered.out | sed 's/^/#   /'
 	fi
 }
 if [ -x /usr/bin/perf-ring ] && mkdir -p $cg 2>/dev/null && mount -t cgroup2 none $cg 2>/dev/null &&
@@ -287,6 +441,7 @@ if [ -x /usr/bin/perf-ring ] && mkdir -p $cg 2>/dev/null && mount -t cgroup2 non
 		memcg_run memcg-below $lo
 		memcg_check memcg-below $lo
 	fi
+	memcg_lowered
 	rmdir $cg/pr 2>/dev/null
 else
 	ok "memcg # SKIP no cgroup v2 memory controller (CONFIG_MEMCG) or no perf-ring"

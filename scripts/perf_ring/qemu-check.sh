@@ -20,14 +20,16 @@ esac
 # FAULTS=1 (debug flavour): the fault-injection run (guest-faults.sh).
 # loglevel=6 shows each failure's "FAULT_INJECTION" line, so that
 # fault_count.py can count the failures and take their traces out of the
-# log before tap-check.sh looks for splats.
+# log before tap-check.sh looks for splats.  log_buf_len: the failures'
+# traces (about 50 lines each) must not push out of the kernel's log the
+# crash lines that the guest reads back with dmesg.
 if [ "${FAULTS:-}" = 1 ]; then
 	case $(pr_flavour) in
 	-debug) ;;
 	*) pr_die "FAULTS=1 needs the debug kernel (DEBUG=1) and no CONTROL" ;;
 	esac
 	log=$PR_BUILD/images/$name/console-faults.log
-	QEMU_APPEND="$QEMU_APPEND perf_ring.faults=1 loglevel=6"
+	QEMU_APPEND="$QEMU_APPEND perf_ring.faults=1 loglevel=6 log_buf_len=8M"
 	"$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" check "$log" "${QEMU_TIMEOUT:-1800}"
 	"$PR_ROOT/scripts/perf_ring/fault_count.py" "$log" "$log.stripped" |
 		tee "$PR_BUILD/images/$name/faults-summary.txt"

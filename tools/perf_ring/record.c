@@ -12,6 +12,7 @@
  *   hotplug.c      CPUs that go offline and come back
  *   workload.c     the command after "--"
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -233,32 +234,62 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 }
 
 /*
- * PERF_RING_MAKE_IT_FAIL=1 (the debug guest's fault injection, with
- * task-filter): the kernel's injected failures may hit this task and the
- * threads it starts once this is on, not the command, which is forked
- * before, and not the exec that started perf-ring.  It is off again for
- * the final report, so that the message saying what failed is not itself
- * lost to an injected failure of its write.
+ * PERF_RING_MAKE_IT_FAIL (the debug guest's fault injection, with
+ * task-filter): "1" lets the kernel's injected failures hit perf-ring from
+ * the opening of its events on, "running" only once the recording runs
+ * (the reading loop, the writer, the snapshots).  Every thread of
+ * perf-ring's is marked (threads started later inherit the mark), not the
+ * command, which is forked before, and not the exec that started
+ * perf-ring.  It is off again for the final report, so that the message
+ * saying what failed is not itself lost to an injected failure of its
+ * write.
  */
-static void inject_faults(bool on)
-{
-	/* turning it off may itself be failed by the injection: try again */
-	for (int tries = on ? 1 : 8; tries > 0; tries--) {
-		int fd, err = 0;
+enum faults_at { FAULTS_OFF, FAULTS_START, FAULTS_RUNNING };
 
-		if (!getenv("PERF_RING_MAKE_IT_FAIL"))
-			return;
-		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, on ? "1" : "0", 1) != 1)
-			err = errno;
+static int mark_tasks(bool on)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	int err = 0;
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char path[sizeof(de->d_name) + 32];
+		ssize_t n = -1;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/make-it-fail", de->d_name);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			n = write(fd, on ? "1" : "0", 1);
+		if (n != 1)
+			err = n < 0 ? -errno : -EIO;
 		if (fd >= 0)
 			close(fd);
+	}
+	closedir(dir);
+	return err;
+}
+
+static void inject_faults(enum faults_at at)
+{
+	const char *mode = getenv("PERF_RING_MAKE_IT_FAIL");
+	bool on = at != FAULTS_OFF;
+	int err = 0;
+
+	if (!mode || (on && (at == FAULTS_RUNNING) != !strcmp(mode, "running")))
+		return;
+	/* turning it off may itself be failed by the injection: try again */
+	for (int tries = on ? 1 : 8; tries > 0; tries--) {
+		err = mark_tasks(on);
 		if (!err)
 			return;
-		if (tries == 1)
-			fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: "
-				"/proc/self/make-it-fail: %s\n", strerror(err));
 	}
+	fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/task/*/make-it-fail: %s\n",
+		strerror(-err));
 }
 
 int cmd_record(int argc, char **argv)
@@ -312,7 +343,7 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	}
-	inject_faults(true);
+	inject_faults(FAULTS_START);
 	err = evlist_targets(&el, &o, wl.pid);
 	if (!err)
 		err = evlist_open(&el, &o);
@@ -408,8 +439,9 @@ int cmd_record(int argc, char **argv)
 	if (el.per_cpu)
 		hotplug_listen(&hp);
 
+	inject_faults(FAULTS_RUNNING);
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
-	inject_faults(false);
+	inject_faults(FAULTS_OFF);
 	summary(&o, s, &out, &trig);
 	hotplug_summary(&hp, el.rings, el.nrings);
 	hotplug_close(&hp);
@@ -444,7 +476,7 @@ out_early:
 	workload_kill(&wl);
 	if (out.on)
 		out_close(&out, 0, NULL);
-	inject_faults(false);
+	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
 	return 1;
 }
