@@ -116,6 +116,7 @@ static int out_open_pipe(struct out_file *f, struct writer_opts *wo)
 	struct pf_meta meta = {
 		.argc = f->o->argc, .argv = f->o->argv,
 		.tracefs = tracefs_path(),
+		.tracing = f->tracing.len ? &f->tracing : NULL,
 	};
 	struct pbuf b = { 0 };
 	int err;
@@ -435,6 +436,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	};
 	u64 features[PF_FEAT_BITS / 64] = { 0 };
 	struct pbuf fb = { 0 }, bids = { 0 };
+	struct perf_event_header round = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
 	u64 data_size;
 	int werr, err;
 
@@ -484,6 +486,14 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	 * without its tracing data cannot be decoded.
 	 */
 	for (int tries = 0;; tries++) {
+		/*
+		 * perf takes a data size of 0 for a file never finalized and
+		 * reads on to its end, into the feature sections.  When no
+		 * data is kept (the first write failed), the data section is
+		 * one FINISHED_ROUND, which perf reads as nothing.
+		 */
+		if (!data_size && !pwrite_full(f->fd, &round, sizeof(round), f->data_off))
+			data_size = sizeof(round);
 		if (ftruncate(f->fd, f->data_off + data_size) && !werr)
 			werr = -errno;
 		pbuf_free(&fb);
@@ -534,9 +544,9 @@ closed:
 	keep_file(f);
 	if (f->o->verbose) {
 		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
-			"writer: compress %.1f ms, write %.1f ms, %llu writes\n",
+			"writer: compress %.1f ms, write %.1f ms, %llu writes, %llu retried\n",
 			f->w.get_wait_ns / 1e6, f->w.comp_ns / 1e6, f->w.write_ns / 1e6,
-			(unsigned long long)f->w.nwrites);
+			(unsigned long long)f->w.nwrites, (unsigned long long)f->w.retries);
 		fprintf(stderr, "perf-ring record: %s: %llu records", f->path,
 			(unsigned long long)f->cnt.total);
 		for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)
@@ -574,6 +584,26 @@ int out_init(struct out_file *f, const struct record_opts *o, const struct evlis
 	return 0;
 }
 
+int out_prepare(struct out_file *f)
+{
+	const char *tfs = tracefs_path();
+	bool tp = false;
+	int err;
+
+	for (int i = 0; i < f->el->nev; i++)
+		if (f->el->evs[i].tp_sys[0])
+			tp = true;
+	if (!tp || f->pipe || out_is_pipe(f->o->output))
+		return 0;
+	err = tracing_data_build(f->el->evs, f->el->nev, tfs, &f->tracing) ?: f->tracing.err;
+	if (err) {
+		pbuf_free(&f->tracing);
+		return fail_set(err, "reading the tracepoint formats from %s: %s",
+				tfs ? tfs : "tracefs (not mounted)", strerror(-err));
+	}
+	return 0;
+}
+
 bool out_failed(struct out_file *f)
 {
 	return f->mem_stop || writer_failed(&f->w);
@@ -597,4 +627,5 @@ void out_free(struct out_file *f)
 	f->nkept = 0;
 	bidset_free(&f->bids);
 	bidset_free(&f->known);
+	pbuf_free(&f->tracing);
 }

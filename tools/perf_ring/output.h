@@ -47,6 +47,7 @@ struct out_file {
 	struct bidset bids;		/* this file's DSOs (its MMAP, MMAP2 records) */
 	struct bidset known;		/* every DSO so far: build-ids read, cached */
 	bool cache_warned;
+	struct pbuf tracing;		/* TRACING_DATA, read by out_prepare() */
 };
 
 /* "-" names standard output, written in perf's pipe format */
@@ -56,6 +57,14 @@ static inline bool out_is_pipe(const char *path)
 }
 
 int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
+/*
+ * Before recording: read the tracepoints' formats from tracefs once, for
+ * every file's TRACING_DATA section.  A file of tracepoint samples without
+ * them does not decode, so not having them is an error here, at the start,
+ * and not a surprise at the end (tracefs unmounted meanwhile, a failed
+ * read).  0 or negative errno (fail_set()).
+ */
+int out_prepare(struct out_file *f);
 /*
  * Memory that writing a file of raw bytes of records takes (0: a stream of
  * unknown length), for memlimit_check(); an upper bound.

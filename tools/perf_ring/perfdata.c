@@ -305,7 +305,10 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 	uname(&u);
 	switch (feat) {
 	case PF_FEAT_TRACING_DATA:
-		return tracing_data_build(evs, nr, meta->tracefs, b);
+		if (!meta->tracing)
+			return tracing_data_build(evs, nr, meta->tracefs, b);
+		pbuf_put(b, meta->tracing->p, meta->tracing->len);
+		break;
 	case PF_FEAT_GROUP_DESC:
 		events_group_desc(evs, nr, b);
 		break;

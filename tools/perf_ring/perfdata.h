@@ -115,6 +115,7 @@ struct pf_meta {
 	u64 first_time, last_time;
 	struct pf_comp_info comp;
 	const char *tracefs;		/* tracefs mount for TRACING_DATA */
+	const struct pbuf *tracing;	/* TRACING_DATA read before, or NULL: read now */
 	bool flight;			/* write PF_FEAT_PERF_RING */
 	u64 overwritten;		/* records overwritten before this snapshot */
 	u64 snapshot;			/* snapshot sequence number */

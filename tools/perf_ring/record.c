@@ -420,7 +420,7 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out_early;
 	}
-	err = s->ops->start(s);
+	err = out_prepare(&out) ?: s->ops->start(s);
 	if (err)
 		goto out_early;
 

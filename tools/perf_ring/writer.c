@@ -45,8 +45,24 @@ static void set_err(struct writer *w, int err, u64 off)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* the user_data of a queue entry turned into a no-op (submit()) */
+#define NOP_DATA (~0ULL)
+
 static void slot_done(struct writer *w, struct wslot *s, int res)
 {
+	/*
+	 * io_uring answers ECANCELED when it could not start a worker for the
+	 * write (the kernel failed to create the thread), EAGAIN or ENOMEM
+	 * when it could not allocate for it; a write(2) to tmpfs answers
+	 * ENOMEM when a page could not be had.  None says the file is bad:
+	 * the write is done once more by hand, and only an error then stops
+	 * the writer.  Not on a pipe, where part of it may have gone out.
+	 */
+	if ((res == -ECANCELED || res == -EAGAIN || res == -ENOMEM || res == -EINTR) &&
+	    !w->o.stream) {
+		w->retries++;
+		res = pwrite_full(w->fd, s->data, s->len, s->off) ?: (int)s->len;
+	}
 	if (res < 0) {
 		set_err(w, res, s->off);
 	} else if ((size_t)res < s->len) {
@@ -75,6 +91,10 @@ static void reap(struct writer *w, bool wait)
 			continue;
 		if (ret)
 			break;
+		if (cqe->user_data == NOP_DATA) {
+			io_uring_cqe_seen(ring, cqe);
+			continue;	/* not a write: still waiting if we were */
+		}
 		slot_done(w, &w->slots[cqe->user_data], cqe->res);
 		io_uring_cqe_seen(ring, cqe);
 		wait = false;
@@ -127,6 +147,16 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 			io_uring_sqe_set_data64(sqe, s - w->slots);
 			if (io_uring_submit(ring) >= 1)
 				return;
+			/*
+			 * Not taken: the kernel could not allocate for it
+			 * (EAGAIN, ENOMEM).  The entry stays in the queue and
+			 * would go with the next submit, writing a chunk given
+			 * back by then, to an fd that may name another file by
+			 * then.  It becomes a no-op whose completion is
+			 * dropped (reap()), and the write is done by hand.
+			 */
+			io_uring_prep_nop(sqe);
+			io_uring_sqe_set_data64(sqe, NOP_DATA);
 		}
 		/* could not queue: do it by hand */
 	}

@@ -72,6 +72,7 @@ struct writer {
 	int err;		/* first error, negative errno */
 	u64 err_off;		/* file offset of the first failed write */
 	u64 raw_bytes, out_bytes, nwrites;
+	u64 retries;			/* writes done again by hand (slot_done()) */
 	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
 	u64 *starts;		/* data offset of every write, in order */
 	size_t nstarts, cap_starts;

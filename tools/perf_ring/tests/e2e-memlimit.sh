@@ -115,11 +115,13 @@ else
 			"exit $mrc, OOM kills $mooms: $(head -3 mcg.err)"
 	fi
 	# The limit lowered during a flight recording: a snapshot is taken,
-	# then memory.max comes down to what the cgroup uses plus 1 MiB (room
-	# for the reading loop's 512 KiB reserve, not for a snapshot of the
-	# buffers), and a second snapshot is asked for.  perf-ring must refuse
-	# that one before it opens its file, stop with exit 2 and the message,
-	# stop its command, and keep the first snapshot as it was.
+	# then memory.max comes down to what the cgroup uses plus 600 KiB
+	# (room for the reading loop's 512 KiB reserve, not for a snapshot
+	# with zstd's state), and a second snapshot is asked for.  perf-ring
+	# must stop, refusing that one before it opens its file (or at the
+	# reading loop's next check), with exit 2 and the message, stop its
+	# command, and keep the first snapshot as it was.  Not refused, it is
+	# stopped after 10 s, and the test fails.
 	rmdir "$MCG" 2>/dev/null
 	if mkdir "$MCG"; then
 		if [ "$MCG_V" = 2 ]; then
@@ -142,19 +144,22 @@ else
 			sleep 0.1
 		done
 		used=$(cat "$muse")
-		echo $((used + (1 << 20))) >"$mlim"
+		echo $((used + (600 << 10))) >"$mlim"
 		kill -USR2 $mpid
+		{ sleep 10; kill -INT $mpid; } 2>/dev/null &
+		mdog=$!
 		wait $mpid
 		mrc=$?
+		kill $mdog 2>/dev/null
 		if [ "$MCG_V" = 2 ]; then
 			mooms=$(awk '$1 == "oom_kill" { print $2 }' "$MCG/memory.events")
 		else
 			mooms=$(awk '$1 == "oom_kill" { print $2 }' "$MCG/memory.oom_control")
 		fi
 		left=$(cd "$MT" && ls | tr '\n' ' ')
-		echo "# memory limit lowered mid-recording: $used bytes in use, limit $((used + (1 << 20))); exit $mrc, OOM kills $mooms, left: $left"
+		echo "# memory limit lowered mid-recording: $used bytes in use, limit $((used + (600 << 10))); exit $mrc, OOM kills $mooms, left: $left"
 		if [ "$mrc" = 2 ] && [ "${mooms:-1}" = 0 ] &&
-		   grep -q "the snapshot '.*' may need up to .* more memory, but cgroup .* left" mcg.err &&
+		   grep -q "may need up to .* more memory, but cgroup .* left" mcg.err &&
 		   [ -n "$first" ] && [ "$left" = "${first##*/} " ] &&
 		   [ "$(grep -c '^\[ perf-ring: snapshot ' mcg.err)" = 1 ]; then
 			ok "memory limit lowered mid-recording: the next snapshot is refused, exit 2, '$(grep -m1 'may need' mcg.err | cut -c1-90)...'"

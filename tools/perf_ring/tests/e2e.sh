@@ -401,6 +401,22 @@ if mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
 		check_file small/full.data "ENOSPC $z: perf reads what was written" lossy || cp small/full.data enospc-failed$z.data
 	done
 	umount small
+	# Room for the header alone: the first write fails and no data is
+	# kept.  A data size of 0 would make perf read the feature sections
+	# as records; the file must read as empty.
+	if mount -t tmpfs -o size=4k tmpfs small 2>/dev/null; then
+		expect_fail "ENOSPC at the first write" 2 "keeps the 0 bytes of data" \
+			"$PR" record -e cpu-clock -o small/full.data -- "$CL" 200000
+		if perf report --stats -i small/full.data >stats.out 2>stats.err &&
+		   ! grep -qiE 'error|unexpected|fail|invalid' stats.err &&
+		   perf script -i small/full.data >script.out 2>script.err && [ ! -s script.out ] &&
+		   ! grep -qiE 'error|unexpected|fail|invalid' script.err; then
+			ok "ENOSPC at the first write: perf report --stats and perf script read the file, with no samples"
+		else
+			nok "ENOSPC at the first write: perf reads the file" "$(head -3 stats.err script.err)"
+		fi
+		umount small
+	fi
 else
 	skip "ENOSPC while recording" "cannot mount a tmpfs"
 fi
