@@ -184,6 +184,7 @@ check_rec() {
 	elif [ "$rc" -ge 128 ]; then
 		notok "$name: killed by a signal or hung (exit $rc)"
 		tail -5 $d/$name.out | sed 's/^/#   /'
+		[ ! -s $d/$name.hang ] || sed 's/^/#   /' $d/$name.hang
 		return
 	elif [ "$rc" -ne 0 ]; then
 		msg=$(grep -m1 -i 'error\|cannot\|can.t\|fail\|refus\|denied\|invalid\|memory\|address' $d/$name.out)
@@ -219,9 +220,18 @@ check_rec() {
 				return
 			fi ;;
 		*)
-			if ! readable "$f"; then
+			# killed, a file written in place (streaming) is
+			# what --recover is for (the manual)
+			if readable "$f"; then
+				:
+			elif [ "$rc" -ge 128 ] &&
+			     perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
+			     readable "$f.rec"; then
+				echo "# $name: ${f##*/}: --recover rebuilt it, and $(reader) reads it"
+			else
 				notok "$name: $how, left ${f##*/}, which $(reader) cannot read"
 				tail -3 "$f.rep" | sed 's/^/#   /'
+				sed 's/^/#   perf-ring: /' $d/$name.out | tail -4
 				return
 			fi ;;
 		esac
@@ -257,7 +267,17 @@ rec() {
 	sr0=$(sigframes)
 	PERF_RING_MAKE_IT_FAIL=$mode "$@" > $d/$name.out 2>&1 &
 	pid=$!
-	{ sleep 120; kill -KILL $pid; } 2>/dev/null &
+	# after 120 s: where each thread waits (its kernel stack and the
+	# system call it is in), then SIGKILL
+	rm -f $d/$name.hang
+	{
+		sleep 120
+		for t in /proc/$pid/task/*; do
+			echo "task ${t##*/} ($(cat $t/comm)): wchan $(cat $t/wchan), syscall $(cat $t/syscall)"
+			sed 's/^/  /' $t/stack
+		done > $d/$name.hang
+		kill -KILL $pid
+	} 2>/dev/null &
 	dog=$!
 	if [ "$snaps" -gt 0 ]; then
 		wait_caught $pid
@@ -369,10 +389,12 @@ memcg_check() {
 	fi
 }
 # memcg_lowered: the limit lowered during a flight recording.  One
-# snapshot, then memory.max down to memory.current plus 1 MiB (room for
-# the reading loop's 512 KiB reserve, not for a snapshot), then a second
-# snapshot request: perf-ring must refuse it before opening its file,
-# exit 2 with the message, no OOM kill, and the first snapshot must read.
+# snapshot, then memory.max down to memory.current plus 600 KiB (room for
+# the reading loop's 512 KiB reserve, not for a snapshot's two 1 MiB
+# chunks at least), then a second snapshot request: perf-ring must stop,
+# refusing it before opening its file (or at the reading loop's next
+# check), with exit 2 and the message, no OOM kill, and the first
+# snapshot must read.
 memcg_lowered() {
 	for _ in $(seq 50); do
 		[ -d $cg/pr ] || break
@@ -394,9 +416,11 @@ memcg_lowered() {
 		usleep 100000
 	done
 	used=$(cat $cg/pr/memory.current)
-	echo $((used + (1 << 20))) > $cg/pr/memory.max
+	lim=$((used + (600 << 10)))
+	echo $lim > $cg/pr/memory.max
 	kill -USR2 $pid
-	{ sleep 60; kill -KILL $pid; } 2>/dev/null &
+	# refused, it ends by itself; else it is stopped after 10 s
+	{ sleep 10; kill -INT $pid; sleep 50; kill -KILL $pid; } 2>/dev/null &
 	dog=$!
 	wait $pid
 	rc=$?
@@ -404,9 +428,9 @@ memcg_lowered() {
 	ooms=$(awk '$1 == "oom_kill" { print $2 }' $cg/pr/memory.events)
 	left=$(cd $d && ls l.data* 2>/dev/null | tr '\n' ' ')
 	msg=$(grep -m1 'may need up to' $d/memcg-lowered.out)
-	echo "# memcg-lowered: $used bytes in use, memory.max lowered to $((used + (1 << 20))); exit $rc, oom_kill ${ooms:-?}, left: $left; $msg"
+	echo "# memcg-lowered: $used bytes in use, memory.max lowered to $lim; exit $rc, oom_kill ${ooms:-?}, left: $left; $msg"
 	if [ "$rc" = 2 ] && [ "${ooms:-1}" = 0 ] && [ -n "$first" ] &&
-	   echo "$msg" | grep -q "the snapshot '.*' may need up to .* more memory, but cgroup .* left" &&
+	   echo "$msg" | grep -q "may need up to .* more memory, but cgroup .* left" &&
 	   [ "$left" = "${first##*/} " ] && [ "$(grep -c '^\[ perf-ring: snapshot ' $d/memcg-lowered.out)" = 1 ]; then
 		if readable "$first"; then
 			ok "memcg-lowered: the next snapshot is refused with the message, exit 2, no OOM kill; the first one is read by $(reader)"
