@@ -30,6 +30,7 @@ for arg in $(cat /proc/cmdline); do
 	perf_ring.scale=*) export PERF_RING_SCALE=${arg#perf_ring.scale=} ;;
 	perf_ring.pause_stress=*) pause_stress=${arg#perf_ring.pause_stress=} ;;
 	perf_ring.faults=*) faults=${arg#perf_ring.faults=} ;;
+	perf_ring.nolost=*) nolost=${arg#perf_ring.nolost=} ;;
 	perf_ring.soak=*) soak=${arg#perf_ring.soak=} ;;
 	perf_ring.SOAK_*=*) arg=${arg#perf_ring.}; export "$arg" ;;
 	esac
@@ -154,8 +155,11 @@ case "$mode" in
 probe) ;;
 check)
 	# FAULTS=1: the fault-injection run instead of the plain one.
+	# KERNEL=post-nolost: the recorder's fallback, not the selftests.
 	if [ "${faults:-0}" = 1 ] && [ -x /usr/bin/perf-ring-guest-faults ]; then
 		/usr/bin/perf-ring-guest-faults
+	elif [ "${nolost:-0}" = 1 ] && [ -x /usr/bin/perf-ring-guest-nolost ]; then
+		/usr/bin/perf-ring-guest-nolost
 	else
 		run_check
 	fi

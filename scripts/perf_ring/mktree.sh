@@ -14,6 +14,10 @@
 #   post      tag "pre" plus the series in kernel/ (git am)
 #   post-pN   tag "pre" plus the first N patches of the series, a step of
 #             the series to measure on its own (N from 1 to the count)
+#   post-nolost  post with PERF_FORMAT_LOST taken out as before Linux 6.0
+#             (PERF_FORMAT_MAX back to 1U << 4, so perf_copy_attr() answers
+#             EINVAL to it): perf-ring's fallback on a kernel that needs it
+#             (make qemu-check KERNEL=post-nolost; never part of the series)
 #
 # A new tree is copied (cp -a, which keeps timestamps) from a sibling that is
 # already built when there is one, so that the first build of the second
@@ -24,13 +28,13 @@ set -euo pipefail
 kernel=${1:?usage: mktree.sh pre|post|upstream|post-pN}
 prefix=
 case "$kernel" in
-pre|post|upstream) ;;
+pre|post|upstream|post-nolost) ;;
 post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
 ab-*)	# make ab's trees: ab.sh copies and checks them out itself.
 	[ -d "$PR_BUILD/kernel/$kernel/.git" ] ||
 		pr_die "KERNEL=$kernel: no such tree; make ab (scripts/perf_ring/ab.sh) makes the ab-* trees"
 	exit 0 ;;
-*) pr_die "KERNEL=$kernel: use pre, post, upstream or post-pN (the first N patches)" ;;
+*) pr_die "KERNEL=$kernel: use pre, post, upstream, post-pN (the first N patches) or post-nolost" ;;
 esac
 # DEBUG=1 (or DEBUG=kcsan) builds the same source in its own tree,
 # build/kernel/<KERNEL>-debug (-kcsan).
@@ -93,8 +97,9 @@ fi
 tree=$kdir/$name
 if [ ! -d "$tree/.git" ]; then
 	src=$origin
-	# A control tree and its flavour's tree differ in a few files only.
-	for s in pre post upstream; do
+	# A control tree and its flavour's tree differ in a few files only;
+	# post-pN and post-nolost are closest to post.
+	for s in ${kernel%%-*} pre post upstream; do
 		for f in "$(pr_flavour)" "$(CONTROL='' pr_flavour)" "$(CONTROL=1 pr_flavour)"; do
 			if [ -f "$kdir/$s$f/vmlinux" ]; then src=$kdir/$s$f; break 2; fi
 		done
@@ -125,9 +130,9 @@ fi
 case "$kernel" in
 upstream) target=tags/base ;;
 pre) target=tags/pre ;;
-post|post-p*)
+post|post-p*|post-nolost)
 	target=tags/pre
-	want=$( (echo "prefix=$prefix"; cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) $control) 2>/dev/null | sha256sum | cut -d' ' -f1)
+	want=$( (echo "prefix=$prefix"; [ "$kernel" != post-nolost ] || echo nolost; cd "$PR_ROOT/kernel" && cat series $(grep -v '^#' series 2>/dev/null) $control) 2>/dev/null | sha256sum | cut -d' ' -f1)
 	if [ -n "$prefix" ]; then
 		total=$(grep -cv -e '^#' -e '^[[:space:]]*$' "$PR_ROOT/kernel/series" || true)
 		[ "$prefix" -le "$total" ] ||
@@ -162,6 +167,15 @@ if [ -n "$control" ]; then
 	git "${git_id[@]}" am -q --committer-date-is-author-date "$PR_ROOT/kernel/$control" ||
 		pr_die "$name: kernel/$control does not apply on POST (git am in ${tree#"$PR_ROOT"/})"
 	pr_log "$name: negative control kernel/$control applied on top"
+fi
+if [ "$kernel" = post-nolost ]; then
+	uapi=include/uapi/linux/perf_event.h
+	perl -0pi -e 's/(PERF_FORMAT_MAX = 1U << )5,/${1}4,/ or die "no PERF_FORMAT_MAX = 1U << 5\n"' "$uapi" ||
+		pr_die "$name: $uapi: the edit that takes PERF_FORMAT_LOST out does not apply"
+	git add "$uapi"
+	git "${git_id[@]}" commit -q -m "perf_ring test: no PERF_FORMAT_LOST (as before Linux 6.0)" \
+		-m "PERF_FORMAT_MAX back to 1U << 4: perf_copy_attr() refuses read_format with PERF_FORMAT_LOST (EINVAL). A test kernel for perf-ring's fallback, never part of the series."
+	pr_log "$name: PERF_FORMAT_LOST taken out ($uapi)"
 fi
 echo "$want" > .perf_ring-series
 pr_log "$name: PRE plus $n patch(es) from kernel/series"

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # qemu-check.sh KERNEL: boot the kernel with the selftests and check the TAP.
+# KERNEL: pre, post, upstream, post-pN, post-nolost.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=${1:?usage: qemu-check.sh pre|post|upstream}
+kernel=${1:?usage: qemu-check.sh pre|post|upstream|post-pN|post-nolost}
 name=$kernel$(pr_flavour)
 log=$PR_BUILD/images/$name/console-check.log
 # The selftests scale their loops down under emulation.
@@ -35,6 +36,12 @@ if [ "${FAULTS:-}" = 1 ]; then
 		tee "$PR_BUILD/images/$name/faults-summary.txt"
 	"$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $name FAULTS=1" "$log.stripped"
 	exit
+fi
+# KERNEL=post-nolost (no PERF_FORMAT_LOST, as before 6.0): the recorder's
+# fallback (guest-nolost.sh) instead of the selftests, which need it.
+if [ "$kernel" = post-nolost ]; then
+	QEMU_APPEND="$QEMU_APPEND perf_ring.nolost=1"
+	log=$PR_BUILD/images/$name/console-nolost.log
 fi
 "$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" check "$log" "${QEMU_TIMEOUT:-900}"
 "$PR_ROOT/scripts/perf_ring/tap-check.sh" "qemu-check $name" "$log"
