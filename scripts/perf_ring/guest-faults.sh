@@ -187,7 +187,8 @@ check_rec() {
 		[ ! -s $d/$name.hang ] || sed 's/^/#   /' $d/$name.hang
 		return
 	elif [ "$rc" -ne 0 ]; then
-		msg=$(grep -m1 -i 'error\|cannot\|can.t\|fail\|refus\|denied\|invalid\|memory\|address' $d/$name.out)
+		# perf-ring's errors are lines of their own, "perf-ring record: ..."
+		msg=$(grep -m1 '^perf-ring record: ' $d/$name.out)
 		if [ -z "$msg" ]; then
 			notok "$name: exit $rc without a message"
 			tail -3 $d/$name.out | sed 's/^/#   /'
@@ -214,6 +215,8 @@ check_rec() {
 			elif perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
 			     readable "$f.rec"; then
 				echo "# $name: ${f##*/} ($sz bytes): --recover rebuilt it, and $(reader) reads it"
+			elif grep -q 'no data after the header: nothing to recover' "$f.rep"; then
+				echo "# $name: ${f##*/} ($sz bytes): the header alone, no data yet (--recover: nothing to recover)"
 			else
 				notok "$name: $how, left ${f##*/} ($sz bytes), which --recover cannot make readable"
 				tail -3 "$f.rep" | sed 's/^/#   /'
@@ -228,6 +231,8 @@ check_rec() {
 			     perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
 			     readable "$f.rec"; then
 				echo "# $name: ${f##*/}: --recover rebuilt it, and $(reader) reads it"
+			elif [ "$rc" -ge 128 ] && grep -q 'no data after the header: nothing to recover' "$f.rep"; then
+				echo "# $name: ${f##*/}: killed before any data was written (--recover: nothing to recover)"
 			else
 				notok "$name: $how, left ${f##*/}, which $(reader) cannot read"
 				tail -3 "$f.rep" | sed 's/^/#   /'

@@ -172,7 +172,7 @@ if [ "$kernel" = post-nolost ]; then
 	uapi=include/uapi/linux/perf_event.h
 	perl -0pi -e 's/(PERF_FORMAT_MAX = 1U << )5,/${1}4,/ or die "no PERF_FORMAT_MAX = 1U << 5\n"' "$uapi" ||
 		pr_die "$name: $uapi: the edit that takes PERF_FORMAT_LOST out does not apply"
-	git add "$uapi"
+	git add -f "$uapi"
 	git "${git_id[@]}" commit -q -m "perf_ring test: no PERF_FORMAT_LOST (as before Linux 6.0)" \
 		-m "PERF_FORMAT_MAX back to 1U << 4: perf_copy_attr() refuses read_format with PERF_FORMAT_LOST (EINVAL). A test kernel for perf-ring's fallback, never part of the series."
 	pr_log "$name: PERF_FORMAT_LOST taken out ($uapi)"

@@ -430,6 +430,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		.argc = f->o->argc, .argv = f->o->argv,
 		.first_time = f->cnt.first_time, .last_time = f->cnt.last_time,
 		.tracefs = tracefs_path(),
+		.tracing = f->tracing.len ? &f->tracing : NULL,
 		.flight = f->o->overwrite,
 		.overwritten = overwritten,
 		.snapshot = f->tot.nfiles + 1,

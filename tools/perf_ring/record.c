@@ -246,7 +246,16 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
  */
 enum faults_at { FAULTS_OFF, FAULTS_START, FAULTS_RUNNING };
 
-static int mark_tasks(bool on)
+/*
+ * The make-it-fail files of the threads marked, kept open: turning the
+ * injection off must not depend on allocations (opening files) that the
+ * injection may fail.  Threads started later inherit the mark; they are
+ * gone (joined) or idle by the final report.
+ */
+static int mark_fd[64];
+static int mark_nfd;
+
+static int mark_tasks(void)
 {
 	DIR *dir = opendir("/proc/self/task");
 	struct dirent *de;
@@ -254,42 +263,55 @@ static int mark_tasks(bool on)
 
 	if (!dir)
 		return -errno;
-	while ((de = readdir(dir))) {
+	while ((de = readdir(dir)) && mark_nfd < (int)ARRAY_SIZE(mark_fd)) {
 		char path[sizeof(de->d_name) + 32];
-		ssize_t n = -1;
 		int fd;
 
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/make-it-fail", de->d_name);
 		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0)
-			n = write(fd, on ? "1" : "0", 1);
-		if (n != 1)
-			err = n < 0 ? -errno : -EIO;
-		if (fd >= 0)
-			close(fd);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		mark_fd[mark_nfd++] = fd;
+		if (write(fd, "1", 1) != 1)
+			err = -errno;
 	}
 	closedir(dir);
+	return err;
+}
+
+static int unmark_tasks(void)
+{
+	int err = 0;
+
+	for (int i = 0; i < mark_nfd; i++) {
+		/* the write may itself be failed by the injection: try again */
+		int tries = 8;
+
+		while (pwrite(mark_fd[i], "0", 1, 0) != 1 && --tries)
+			;
+		if (!tries)
+			err = -errno;
+		close(mark_fd[i]);
+	}
+	mark_nfd = 0;
 	return err;
 }
 
 static void inject_faults(enum faults_at at)
 {
 	const char *mode = getenv("PERF_RING_MAKE_IT_FAIL");
-	bool on = at != FAULTS_OFF;
-	int err = 0;
+	int err;
 
-	if (!mode || (on && (at == FAULTS_RUNNING) != !strcmp(mode, "running")))
+	if (!mode || (at != FAULTS_OFF && (at == FAULTS_RUNNING) != !strcmp(mode, "running")))
 		return;
-	/* turning it off may itself be failed by the injection: try again */
-	for (int tries = on ? 1 : 8; tries > 0; tries--) {
-		err = mark_tasks(on);
-		if (!err)
-			return;
-	}
-	fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/task/*/make-it-fail: %s\n",
-		strerror(-err));
+	err = at == FAULTS_OFF ? unmark_tasks() : mark_tasks();
+	if (err)
+		fprintf(stderr, "perf-ring record: PERF_RING_MAKE_IT_FAIL: /proc/self/task/*/make-it-fail: %s\n",
+			strerror(-err));
 }
 
 int cmd_record(int argc, char **argv)
