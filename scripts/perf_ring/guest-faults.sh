@@ -330,9 +330,16 @@ if [ -x /usr/bin/perf-ring ]; then
 	arm 0 0
 	echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null
 	echo "# recorder guest test under faults: exit $rc; $inj failures injected ($inj_by); $(grep -c '^ok' $d/guest-test.out) checks held, $(grep -c '^not ok' $d/guest-test.out) did not"
-	timeout -s KILL 600 /usr/bin/perf-ring-guest-test > $d/guest-test.clean 2>&1
-	rc2=$?
-	echo "# recorder guest test run again without faults: exit $rc2; $(grep -c '^ok' $d/guest-test.clean) checks held, $(grep -c '^not ok' $d/guest-test.clean) did not"
+	# Its hotplug checks have time limits that a loaded host can miss
+	# under TCG: a failed clean run is shown and run once more, and that
+	# one must pass whole.
+	for try in 1 2; do
+		timeout -s KILL 600 /usr/bin/perf-ring-guest-test > $d/guest-test.clean 2>&1
+		rc2=$?
+		echo "# recorder guest test run again without faults (try $try): exit $rc2; $(grep -c '^ok' $d/guest-test.clean) checks held, $(grep -c '^not ok' $d/guest-test.clean) did not"
+		grep '^not ok' $d/guest-test.clean | sed 's/^/#   /'
+		[ $rc2 != 0 ] || break
+	done
 	if [ $rc -ge 128 ]; then
 		notok "recorder guest test under faults was killed or hung (exit $rc)"
 	elif [ $rc2 != 0 ] || grep -q '^not ok' $d/guest-test.clean; then
