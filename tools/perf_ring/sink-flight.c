@@ -103,6 +103,31 @@ static bool sample_exact(const struct evlist *el, const char *rec)
  * (ring_bwd_overwritten_est()): the head moved down by what was written,
  * and what of it this snapshot does not keep was overwritten.
  */
+/*
+ * The buffers a snapshot is copied into, taken and touched at the start:
+ * under a memory limit, pages first touched by a snapshot's copy would be
+ * charged at the moment the snapshot is wanted, and a limit lowered
+ * meanwhile would meet the OOM killer there.  Touched now, they are in
+ * the start's memory check (out_mem_need()) and stay charged.
+ */
+static int snap_buffers(struct flight *fl)
+{
+	size_t sz = fl->s.o->mmap_bytes;
+	int nrings = fl->s.el->nrings;
+
+	fl->scratch = malloc(sz);
+	fl->snap = malloc(sz * nrings);
+	fl->ring_seen = calloc(nrings, sizeof(bool));
+	fl->ring_last_head = calloc(nrings, sizeof(u64));
+	fl->snap_head = calloc(nrings, sizeof(u64));
+	if (!fl->scratch || !fl->snap || !fl->ring_seen || !fl->ring_last_head ||
+	    !fl->snap_head)
+		return -ENOMEM;
+	memset(fl->scratch, 0, sz);
+	memset(fl->snap, 0, sz * nrings);
+	return 0;
+}
+
 static int take_snapshot(struct flight *fl, const char *path)
 {
 	struct sink *s = &fl->s;
@@ -125,17 +150,8 @@ static int take_snapshot(struct flight *fl, const char *path)
 			have_freq = true;
 	}
 
-	if (!fl->scratch) {
-		fl->scratch = malloc(sz);
-		fl->snap = malloc(sz * el->nrings);
-
-		fl->ring_seen = calloc(el->nrings, sizeof(bool));
-		fl->ring_last_head = calloc(el->nrings, sizeof(u64));
-		fl->snap_head = calloc(el->nrings, sizeof(u64));
-		if (!fl->scratch || !fl->snap || !fl->ring_seen ||
-		    !fl->ring_last_head || !fl->snap_head)
-			return -ENOMEM;
-	}
+	if (!fl->scratch && snap_buffers(fl))
+		return -ENOMEM;
 	/* per fd; a CPU that came back brings new fds (evlist_reopen_cpu()) */
 	if (fl->nprev < el->nfds) {
 		u64 *c = realloc(fl->cnt_prev, el->nfds * sizeof(u64));
@@ -387,6 +403,9 @@ static int flight_start(struct sink *s)
 	}
 	if (fd < 0)
 		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
+	if (snap_buffers((struct flight *)s))
+		return fail_set(-ENOMEM, "the snapshot buffers (%zu bytes): %s",
+				s->o->mmap_bytes * (s->el->nrings + 1), strerror(ENOMEM));
 	return 0;
 }
 
