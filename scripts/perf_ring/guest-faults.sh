@@ -400,8 +400,9 @@ memcg_check() {
 		check_rec "$1" $d/m.data
 	fi
 }
-# memcg_lowered: the limit lowered during a flight recording.  One
-# snapshot, then memory.max down to memory.current plus 600 KiB (room for
+# memcg_lowered: a limit set during a flight recording (none at its
+# start: perf-ring reads the limits at each check).  One snapshot, then
+# memory.max down to memory.current plus 600 KiB (room for
 # the reading loop's 512 KiB reserve, not for a snapshot's two 1 MiB
 # chunks at least), then a second snapshot request: perf-ring must stop,
 # refusing it before opening its file (or at the reading loop's next

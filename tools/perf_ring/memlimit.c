@@ -3,9 +3,10 @@
  * The memory cgroup's limit (memlimit.h).  The cgroup comes from
  * /proc/self/cgroup, its mount from /proc/self/mountinfo; v2 is used when
  * its memory controller is on for this cgroup, else v1's memory hierarchy.
- * Each level from the cgroup up to the mount's root that has a limit keeps
- * three open files, re-read with pread() from 0 (cgroup files are
- * generated on each read).
+ * Each level from the cgroup up to the mount's root that has the limit's
+ * file keeps three open files, re-read with pread() from 0 (cgroup files
+ * are generated on each read), limit included: a limit set or lowered
+ * while perf-ring records is seen at the next check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -145,7 +146,8 @@ static int open_at(const char *dir, const char *name)
 
 /*
  * Every level from dir up to the mount point, itself included (in a
- * container the mount's root is the container's cgroup), that has a limit.
+ * container the mount's root is the container's cgroup), that has a limit
+ * file, whether it limits now or not.
  */
 static void add_levels(char *dir, size_t mnt_len)
 {
@@ -159,7 +161,7 @@ static void add_levels(char *dir, size_t mnt_len)
 		char *slash;
 
 		l->max_fd = open_at(dir, fmax);
-		if (l->max_fd >= 0 && !read_u64(l->max_fd, &v, &unl) && !unl) {
+		if (l->max_fd >= 0 && !read_u64(l->max_fd, &v, &unl)) {
 			l->cur_fd = open_at(dir, fcur);
 			l->stat_fd = open_at(dir, "memory.stat");
 			if (l->cur_fd >= 0) {
@@ -307,6 +309,8 @@ const char *memlimit_describe(void)
 	if (!ml.on)
 		return "";
 	room = room_at(INT64_MAX, &which, &max, &cur);
+	if (room == INT64_MAX)
+		return "";		/* no level limits now */
 	fmt_bytes(b_cur, sizeof(b_cur), cur);
 	fmt_bytes(b_room, sizeof(b_room), room > 0 ? room : 0);
 	snprintf(ml.desc, sizeof(ml.desc), "cgroup %s: %s %llu bytes, %s in use, %s free",

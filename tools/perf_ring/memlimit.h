@@ -15,7 +15,9 @@
  * does not count: the kernel's allocations on its behalf (page tables,
  * io_uring, slab), its stacks, libc's own.
  *
- * With no limit anywhere (or no memory controller) every call is a no-op.
+ * The limits are read at each check, so a limit set or lowered while
+ * perf-ring records is seen at the next one.  With no memory controller
+ * every call is a no-op.
  */
 #ifndef PERF_RING_MEMLIMIT_H
 #define PERF_RING_MEMLIMIT_H

@@ -435,7 +435,7 @@ int cmd_record(int argc, char **argv)
 		u64 need = o.overwrite ? out_mem_need(&out, bufs + synth.len) + bufs + o.mmap_bytes :
 					 out_mem_need(&out, 0);
 
-		if (o.verbose)
+		if (o.verbose && memlimit_describe()[0])
 			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
 				memlimit_describe(), (unsigned long long)need);
 		err = memlimit_check(need, "recording");

@@ -114,8 +114,8 @@ else
 		nok "memory limit: streaming into tmpfs stops at the limit" \
 			"exit $mrc, OOM kills $mooms: $(head -3 mcg.err)"
 	fi
-	# The limit lowered during a flight recording: a snapshot is taken,
-	# then memory.max comes down to what the cgroup uses plus 600 KiB
+	# A limit set during a flight recording: a snapshot is taken with no
+	# limit, then memory.max comes down to what the cgroup uses plus 600 KiB
 	# (room for the reading loop's 512 KiB reserve, not for a snapshot
 	# with zstd's state), and a second snapshot is asked for.  perf-ring
 	# must stop, refusing that one before it opens its file (or at the
@@ -129,7 +129,7 @@ else
 		else
 			mlim=$MCG/memory.limit_in_bytes muse=$MCG/memory.usage_in_bytes
 		fi
-		echo $((64 << 20)) >"$mlim"
+		# no limit at the start: perf-ring must see the one set later
 		rm -f "$MT"/*
 		sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$MCG" "$PR" record --overwrite -z \
 			-m 64 -e 'raw_syscalls:*' --switch-output=signal -o "$MT/m.data" \
@@ -157,20 +157,20 @@ else
 			mooms=$(awk '$1 == "oom_kill" { print $2 }' "$MCG/memory.oom_control")
 		fi
 		left=$(cd "$MT" && ls | tr '\n' ' ')
-		echo "# memory limit lowered mid-recording: $used bytes in use, limit $((used + (600 << 10))); exit $mrc, OOM kills $mooms, left: $left"
+		echo "# memory limit set mid-recording: $used bytes in use, limit $((used + (600 << 10))); exit $mrc, OOM kills $mooms, left: $left"
 		if [ "$mrc" = 2 ] && [ "${mooms:-1}" = 0 ] &&
 		   grep -q "may need up to .* more memory, but cgroup .* left" mcg.err &&
 		   [ -n "$first" ] && [ "$left" = "${first##*/} " ] &&
 		   [ "$(grep -c '^\[ perf-ring: snapshot ' mcg.err)" = 1 ]; then
-			ok "memory limit lowered mid-recording: the next snapshot is refused, exit 2, '$(grep -m1 'may need' mcg.err | cut -c1-90)...'"
-			check_file "$first" "memory limit lowered mid-recording: the snapshot taken before"
+			ok "memory limit set mid-recording: the next snapshot is refused, exit 2, '$(grep -m1 'may need' mcg.err | cut -c1-90)...'"
+			check_file "$first" "memory limit set mid-recording: the snapshot taken before"
 		else
-			nok "memory limit lowered mid-recording: the next snapshot is refused, exit 2, the first one kept" \
+			nok "memory limit set mid-recording: the next snapshot is refused, exit 2, the first one kept" \
 				"exit $mrc, OOM kills $mooms, first '$first', left '$left': $(tail -3 mcg.err)"
 		fi
 		for _ in $(seq 50); do rmdir "$MCG" 2>/dev/null && break; sleep 0.1; done
 	else
-		nok "memory limit lowered mid-recording" "cannot create $MCG"
+		nok "memory limit set mid-recording" "cannot create $MCG"
 	fi
 	rm -f "$MT"/*
 	umount "$MT"
