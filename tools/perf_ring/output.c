@@ -255,15 +255,28 @@ int out_open(struct out_file *f, const char *path)
 	}
 	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
-	if (err)
-		return fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
+	if (err) {
+		fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
+		goto undo;
+	}
 start:
 	err = writer_start(&f->w, f->fd, f->data_off, &wo);
-	if (err)
-		return fail_set(err, "starting the writer for '%s': %s", f->path, strerror(-err));
+	if (err) {
+		fail_set(err, "starting the writer for '%s': %s", f->path, strerror(-err));
+		goto undo;
+	}
 	f->on = true;
 	f->cur = NULL;
 	return 0;
+
+undo:
+	/* nothing was recorded into it: no file, rather than one perf cannot open */
+	if (!f->pipe) {
+		close(f->fd);
+		f->fd = -1;
+		unlink(f->partial ? tmp : path);
+	}
+	return err;
 }
 
 /*

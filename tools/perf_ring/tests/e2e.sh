@@ -421,6 +421,27 @@ else
 	skip "ENOSPC while recording" "cannot mount a tmpfs"
 fi
 
+# The writer's thread cannot be created (RLIMIT_NPROC, as nobody: the
+# processes allowed are perf-ring and its command): a
+# message, exit 1, and no file left behind with a header perf cannot open.
+if command -v setpriv >/dev/null && mkdir -p nproc && chmod 777 nproc; then
+	rm -f nproc/*
+	nn=$(ps -u nobody --no-headers | wc -l)
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+		"ulimit -u $((nn + 2)); exec \"\$0\" record -e cpu-clock -o nproc/s.data -- \"\$1\" 100000" \
+		"$PR" "$CL" >nproc.out 2>nproc.err
+	rc=$?
+	if grep -q "starting the writer for 'nproc/s.data': Resource temporarily unavailable" nproc.err; then
+		if [ "$rc" = 1 ] && [ -z "$(ls nproc)" ]; then
+			ok "no thread for the writer (RLIMIT_NPROC): exit 1, '$(grep -m1 'starting the writer' nproc.err)', no file left"
+		else
+			nok "no thread for the writer (RLIMIT_NPROC): exit 1 and no file" "exit $rc, left: $(ls nproc)"
+		fi
+	else
+		skip "no thread for the writer (RLIMIT_NPROC)" "the limit did not land on the writer's thread: exit $rc, $(head -2 nproc.err | tr '\n' ' ')"
+	fi
+fi
+
 # SIGINT, SIGTERM during a workload: interrupted, the workload stopped,
 # the file complete up to there
 for sig in INT TERM; do
