@@ -262,8 +262,11 @@ wait_caught() {
 
 # rec NAME MODE PROB TIMES FILE SNAPS perf-ring ...: perf-ring with the
 # injection in MODE (1 or running), PROB% of the eligible calls failing at
-# most TIMES times per attribute; SNAPS snapshot requests (SIGUSR2), 0.2 s
-# apart, from 0.5 s on; then checked.
+# most TIMES times per attribute; SNAPS snapshot requests, 0.2 s apart,
+# from 0.5 s on, "snapshot" on the control fifo $d/ctl, every fourth a
+# SIGUSR2 instead (a signal frame the injection may fail to copy, and the
+# kernel then kills perf-ring: mostly fifo, so that most runs reach their
+# snapshots); then checked.
 rec() {
 	name=$1 mode=$2 file=$5 snaps=$6
 	arm "$3" "$4"
@@ -287,8 +290,14 @@ rec() {
 	if [ "$snaps" -gt 0 ]; then
 		wait_caught $pid
 		usleep 500000
-		for _ in $(seq "$snaps"); do
-			kill -USR2 $pid 2>/dev/null || break
+		for k in $(seq "$snaps"); do
+			kill -0 $pid 2>/dev/null || break
+			if [ $((k % 4)) = 0 ]; then
+				kill -USR2 $pid 2>/dev/null
+			else
+				# an open for writing waits for the reader: bounded
+				timeout 2 sh -c "echo snapshot > $d/ctl" 2>/dev/null
+			fi
 			usleep 200000
 		done
 	fi
@@ -302,6 +311,7 @@ rec() {
 
 if [ -x /usr/bin/perf-ring ]; then
 	echo "# the recorder's files are read by $(reader)"
+	mkfifo $d/ctl
 	for mode in 1 running; do
 		i=0
 		while [ $i -lt "$rounds" ]; do
@@ -310,7 +320,7 @@ if [ -x /usr/bin/perf-ring ]; then
 				perf-ring record -q -m 16 -e 'raw_syscalls:*' -o $d/s.data -- close-loop 20000
 			rec "rec-flight-$mode-$i" $mode 5 10 $d/f.data 20 \
 				perf-ring record -q --overwrite -z -g --switch-output=signal \
-				-e 'raw_syscalls:*' -o $d/f.data -- close-loop 20000
+				--control=fifo:$d/ctl -e 'raw_syscalls:*' -o $d/f.data -- close-loop 20000
 			rec "rec-all-$mode-$i" $mode 5 10 $d/a.data 0 \
 				perf-ring record -q -a -e cpu-clock -c 1000000 -o $d/a.data -- close-loop 20000
 		done
