@@ -404,8 +404,9 @@ static int flight_start(struct sink *s)
 	if (fd < 0)
 		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
 	if (snap_buffers((struct flight *)s))
-		return fail_set(-ENOMEM, "the snapshot buffers (%zu bytes): %s",
-				s->o->mmap_bytes * (s->el->nrings + 1), strerror(ENOMEM));
+		return fail_set(-ENOMEM, "the snapshot buffers (%llu bytes): %s",
+				(unsigned long long)s->o->mmap_bytes * (s->el->nrings + 1),
+				strerror(ENOMEM));
 	return 0;
 }
 
