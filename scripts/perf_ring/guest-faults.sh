@@ -205,8 +205,16 @@ check_rec() {
 		case $f in *.rec|*.rep) continue ;; esac
 		case $f in
 		*.partial)
+			# ended by itself: only a snapshot it could not rename,
+			# said so, and whole
 			if [ "$rc" -lt 128 ]; then
+				if grep -qF "the snapshot is whole in '$f'" $d/$name.out && readable "$f"; then
+					echo "# $name: ${f##*/}: not renamed, as perf-ring says, and $(reader) reads it"
+					nf=$((nf + 1))
+					continue
+				fi
 				notok "$name: $how, but left ${f##*/}"
+				grep '^perf-ring record: ' $d/$name.out | sed 's/^/#   /'
 				return
 			fi
 			sz=$(wc -c < "$f")

@@ -543,10 +543,22 @@ closed:
 	if (f->partial && !f->pipe) {
 		char tmp[sizeof(f->path) + 16];
 
+		int rerr, tries = 8;
+
 		partial_name(f, tmp, sizeof(tmp));
-		if (rename(tmp, f->path) && !err) {
-			err = -errno;
-			fail_set(err, "renaming '%s' to '%s': %s", tmp, f->path, strerror(errno));
+		/* the kernel's failures to allocate or copy the names pass */
+		while ((rerr = rename(tmp, f->path) ? errno : 0) &&
+		       (rerr == ENOMEM || rerr == EAGAIN || rerr == EINTR || rerr == EFAULT) &&
+		       --tries)
+			;
+		if (rerr && fail_err()) {
+			/* an earlier error is the one reported: say this here */
+			fprintf(stderr, "perf-ring record: renaming '%s' to '%s': %s; "
+				"the snapshot is whole in '%s'\n", tmp, f->path, strerror(rerr), tmp);
+			err = err ?: -rerr;
+		} else if (rerr) {
+			err = fail_set(-rerr, "renaming '%s' to '%s': %s; the snapshot is whole in '%s'",
+				       tmp, f->path, strerror(rerr), tmp);
 		}
 	}
 	f->tot.raw += f->w.raw_bytes;
