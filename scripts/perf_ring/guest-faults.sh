@@ -187,8 +187,9 @@ check_rec() {
 		[ ! -s $d/$name.hang ] || sed 's/^/#   /' $d/$name.hang
 		return
 	elif [ "$rc" -ne 0 ]; then
-		# perf-ring's errors are lines of their own, "perf-ring record: ..."
-		msg=$(grep -m1 '^perf-ring record: ' $d/$name.out)
+		# perf-ring's errors are lines of their own, "perf-ring record:
+		# ...", the one that ended the run last
+		msg=$(grep '^perf-ring record: ' $d/$name.out | tail -1)
 		if [ -z "$msg" ]; then
 			notok "$name: exit $rc without a message"
 			tail -3 $d/$name.out | sed 's/^/#   /'

@@ -263,6 +263,7 @@ static int mark_tasks(void)
 
 	if (!dir)
 		return -errno;
+	/* every file opened first: once this thread is marked, opens may fail */
 	while ((de = readdir(dir)) && mark_nfd < (int)ARRAY_SIZE(mark_fd)) {
 		char path[sizeof(de->d_name) + 32];
 		int fd;
@@ -271,15 +272,15 @@ static int mark_tasks(void)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/make-it-fail", de->d_name);
 		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0) {
+		if (fd < 0)
 			err = -errno;
-			continue;
-		}
-		mark_fd[mark_nfd++] = fd;
-		if (write(fd, "1", 1) != 1)
-			err = -errno;
+		else
+			mark_fd[mark_nfd++] = fd;
 	}
 	closedir(dir);
+	for (int i = 0; i < mark_nfd; i++)
+		if (pwrite(mark_fd[i], "1", 1, 0) != 1 && errno != ESRCH)
+			err = -errno;
 	return err;
 }
 
@@ -291,10 +292,10 @@ static int unmark_tasks(void)
 		/* the write may itself be failed by the injection: try again */
 		int tries = 8;
 
-		while (pwrite(mark_fd[i], "0", 1, 0) != 1 && --tries)
+		while (pwrite(mark_fd[i], "0", 1, 0) != 1 && errno != ESRCH && --tries)
 			;
 		if (!tries)
-			err = -errno;
+			err = -errno;	/* ESRCH: that thread is gone */
 		close(mark_fd[i]);
 	}
 	mark_nfd = 0;
