@@ -14,7 +14,12 @@
 # build/images/<KERNEL>/console-soak.log; the result is a TAP line (and
 # tap-check.sh fails the run on a kernel splat).
 #
-# Environment: QEMU_SMP, QEMU_MEM (default 1536M here), QEMU_TIMEOUT
+# The snapshots go to the guest's tmpfs (half its memory) until the
+# checker has read them: with 1536M, a 600 s run on a loaded host
+# (2026-12-04, the checker 525 s behind) filled its 768 MB and perf-ring
+# stopped on ENOSPC.  4096M leaves 2 GB for that backlog.
+#
+# Environment: QEMU_SMP, QEMU_MEM (default 4096M here), QEMU_TIMEOUT
 # (default: 3 x SECONDS + 900), and soak.sh's SOAK_SIGNAL_MS,
 # SOAK_HOTPLUG_EVERY, SOAK_HOTPLUG_OFF_MS and SOAK_PERF_EVERY (passed to
 # the guest on its command line).
@@ -107,7 +112,7 @@ for v in SOAK_SIGNAL_MS SOAK_HOTPLUG_EVERY SOAK_HOTPLUG_OFF_MS SOAK_PERF_EVERY; 
 	val=${!v:-}
 	[ -z "$val" ] || append="$append perf_ring.$v=$val"
 done
-QEMU_APPEND=$append QEMU_INITRD=$img/initramfs-soak.cpio.gz QEMU_MEM=${QEMU_MEM:-1536M} \
+QEMU_APPEND=$append QEMU_INITRD=$img/initramfs-soak.cpio.gz QEMU_MEM=${QEMU_MEM:-4096M} \
 	"$PR_ROOT/scripts/perf_ring/qemu-run.sh" "$kernel" soak "$log" \
 	"${QEMU_TIMEOUT:-$((secs * 3 + 900))}"
 "$PR_ROOT/scripts/perf_ring/tap-check.sh" "soak-guest $name" "$log"
