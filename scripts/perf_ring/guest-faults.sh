@@ -156,19 +156,8 @@ arm 0 0
 # runs (=running: the reading loop, the writer's io_uring and writes, the
 # snapshots, with 20 snapshot requests sent to the flight recorder).
 #
-# readable FILE: perf reads it (report --stats and script), or without perf
-# in the initramfs perf-ring report.  A LOST warning is allowed: records
-# the kernel dropped while perf-ring failed are reported, not hidden.
-readable() {
-	if command -v perf > /dev/null; then
-		perf report --stats -i "$1" > "$1.rep" 2>&1 &&
-		perf script -i "$1" > /dev/null 2>> "$1.rep" &&
-		! grep -qiE 'error|invalid|unexpected|corrupt|cannot|failed' "$1.rep"
-	else
-		perf-ring report -i "$1" > "$1.rep" 2>&1
-	fi
-}
-reader() { if command -v perf > /dev/null; then echo perf; else echo perf-ring report; fi; }
+# readable FILE and reader: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
 
 # check_rec NAME FILE: the run ended by itself, or was killed by the kernel
 # for a signal frame it could not copy; a failure names what failed; every

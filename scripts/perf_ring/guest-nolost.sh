@@ -15,17 +15,8 @@ d=$(mktemp -d) || exit 1
 n=0
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 notok() { n=$((n + 1)); echo "not ok $n $*"; }
-reader() { if command -v perf > /dev/null; then echo perf; else echo perf-ring report; fi; }
-# readable FILE: perf reads it (report --stats and script), else perf-ring report
-readable() {
-	if command -v perf > /dev/null; then
-		perf report --stats -i "$1" > "$1.rep" 2>&1 &&
-		perf script -i "$1" > /dev/null 2>> "$1.rep" &&
-		! grep -qiE 'error|invalid|unexpected|corrupt|cannot|failed' "$1.rep"
-	else
-		perf-ring report -i "$1" > "$1.rep" 2>&1
-	fi
-}
+# readable FILE and reader: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
 
 echo "TAP version 13"
 if [ ! -x /usr/bin/perf-ring ]; then

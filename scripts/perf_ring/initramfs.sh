@@ -140,6 +140,7 @@ list=$work/cpio.list
 	echo "file /usr/bin/pause_stress $work/pause_stress 0755 0 0"
 	echo "file /usr/bin/perf-ring-guest-faults $PR_ROOT/scripts/perf_ring/guest-faults.sh 0755 0 0"
 	echo "file /usr/bin/perf-ring-guest-nolost $PR_ROOT/scripts/perf_ring/guest-nolost.sh 0755 0 0"
+	echo "file /lib/perf-ring-guest-lib.sh $PR_ROOT/scripts/perf_ring/guest-lib.sh 0644 0 0"
 	echo "file /usr/bin/fail-after-exec $work/fail-after-exec 0755 0 0"
 	[ ! -f "$work/sigtrap_threads-long" ] ||
 		echo "file /usr/bin/sigtrap_threads-long $work/sigtrap_threads-long 0755 0 0"
