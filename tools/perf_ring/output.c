@@ -116,7 +116,6 @@ static int out_open_pipe(struct out_file *f, struct writer_opts *wo)
 	struct pf_meta meta = {
 		.argc = f->o->argc, .argv = f->o->argv,
 		.tracefs = tracefs_path(),
-		.tracing = f->tracing.len ? &f->tracing : NULL,
 	};
 	struct pbuf b = { 0 };
 	int err;
@@ -542,7 +541,6 @@ closed:
 	f->fd = -1;
 	if (f->partial && !f->pipe) {
 		char tmp[sizeof(f->path) + 16];
-
 		int rerr, tries = 8;
 
 		partial_name(f, tmp, sizeof(tmp));
