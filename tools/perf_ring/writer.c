@@ -324,6 +324,28 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * What writer_start() took, whether it got all of it or stopped half-way
+ * (w was zeroed first: a buffer not taken is NULL).
+ */
+static void free_buffers(struct writer *w)
+{
+	if (w->uring) {
+		io_uring_queue_exit(w->uring);
+		free(w->uring);
+		w->uring = NULL;
+	}
+	comp_free(&w->comp);
+	for (int i = 0; w->slots && i < w->nslots; i++)
+		free(w->slots[i].buf);
+	free(w->slots);
+	for (int i = 0; w->chunks && i < w->o.nchunks; i++)
+		free(w->chunks[i].buf);
+	free(w->chunks);
+	w->slots = NULL;
+	w->chunks = NULL;
+}
+
 int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o)
 {
 	int err;
@@ -336,13 +358,14 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 		w->o.aio = 0;	/* io_uring writes at offsets */
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	err = -ENOMEM;
 	w->chunks = calloc(o->nchunks, sizeof(*w->chunks));
 	if (!w->chunks)
-		return -ENOMEM;
+		goto fail;
 	for (int i = 0; i < o->nchunks; i++) {
 		w->chunks[i].buf = malloc(o->chunk_size);
 		if (!w->chunks[i].buf)
-			return -ENOMEM;
+			goto fail;
 		w->chunks[i].cap = o->chunk_size;
 		w->chunks[i].next = w->free_list;
 		w->free_list = &w->chunks[i];
@@ -350,23 +373,25 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 	w->nslots = w->o.aio > 0 ? w->o.aio : 1;
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
 	if (!w->slots)
-		return -ENOMEM;
+		goto fail;
 	if (o->level) {
 		err = comp_init(&w->comp, o->level);
 		if (err)
-			return err;
+			goto fail;
+		err = -ENOMEM;
 		for (int i = 0; i < w->nslots; i++) {
 			w->slots[i].cap = comp_bound(o->chunk_size);
 			w->slots[i].buf = malloc(w->slots[i].cap);
 			if (!w->slots[i].buf)
-				return -ENOMEM;
+				goto fail;
 		}
 	}
 	if (w->o.aio > 0) {
 		struct io_uring *ring = calloc(1, sizeof(*ring));
 
+		err = -ENOMEM;
 		if (!ring)
-			return -ENOMEM;
+			goto fail;
 		err = io_uring_queue_init(w->o.aio * 2, ring, 0);
 		if (err) {
 			snprintf(w->uring_err, sizeof(w->uring_err),
@@ -378,9 +403,15 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 		}
 	}
 	err = pthread_create(&w->thr, NULL, writer_main, w);
-	if (err)
-		return -err;
+	if (err) {
+		err = -err;
+		goto fail;
+	}
 	return 0;
+
+fail:
+	free_buffers(w);
+	return err;
 }
 
 struct chunk *writer_get(struct writer *w)
@@ -435,21 +466,7 @@ int writer_finish(struct writer *w, u64 *data_size)
 	pthread_join(w->thr, NULL);
 
 	*data_size = (w->err ? w->err_off : w->off) - w->start;
-	if (w->uring) {
-		io_uring_queue_exit(w->uring);
-		free(w->uring);
-		w->uring = NULL;
-	}
-	if (w->o.level)
-		comp_free(&w->comp);
-	for (int i = 0; i < w->nslots; i++)
-		free(w->slots[i].buf);
-	free(w->slots);
-	for (int i = 0; i < w->o.nchunks; i++)
-		free(w->chunks[i].buf);
-	free(w->chunks);
-	w->slots = NULL;
-	w->chunks = NULL;
+	free_buffers(w);
 	return w->err;
 }
 

@@ -7,7 +7,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <liburing.h>
 #include "perfdata.h"
 #include "writer.h"
@@ -33,6 +36,20 @@ int io_uring_submit(struct io_uring *ring)
 	return real(ring);
 }
 
+/* pthread_create() as libc's, except that it fails with EAGAIN while fail_thread is set */
+static int fail_thread;
+
+int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+	static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+	if (fail_thread)
+		return EAGAIN;
+	if (!real)
+		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
+			dlsym(RTLD_NEXT, "pthread_create");
+	return real(t, a, fn, arg);
+}
 
 static size_t fill(char *p, size_t cap, u64 *seq)
 {
@@ -324,6 +341,52 @@ static int test_failure(void)
 	return 0;
 }
 
+/* bytes malloc() has handed out and not had back, mmap'd blocks included */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * writer_start() failing at its last step (no thread) gives back what it
+ * took: chunks, compression buffers and context, the io_uring.
+ */
+static int test_start_fails(void)
+{
+	struct writer_opts o = { .aio = 2, .level = 3, .chunk_size = 1 << 20, .nchunks = 4 };
+	struct writer w;
+	size_t m0, m1;
+	int f0, f1, err;
+
+	m0 = heap_in_use();
+	f0 = open_fds();
+	fail_thread = 1;
+	err = writer_start(&w, 1, 0, &o);
+	fail_thread = 0;
+	m1 = heap_in_use();
+	f1 = open_fds();
+	CHECK(err == -EAGAIN, "writer_start: %d, not -EAGAIN", err);
+	CHECK(m1 < m0 + 4096, "%zu bytes still taken after the failed start (before %zu, after %zu)",
+	      m1 - m0, m0, m1);
+	CHECK(f1 == f0, "%d open files after the failed start, %d before", f1, f0);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("io_uring writes, in order, complete", test_uring);
@@ -334,5 +397,7 @@ int main(void)
 	tap_run("write(2) with zstd level 3", test_write_zstd);
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
 	tap_run("a failed write is reported with the data size before it", test_failure);
+	tap_run("a start that fails at its thread gives back its buffers and io_uring",
+		test_start_fails);
 	return tap_done();
 }
