@@ -338,6 +338,17 @@ if [ -x /usr/bin/perf-ring ]; then
 	arm 0 0
 	echo 1 > /sys/devices/system/cpu/cpu1/online 2>/dev/null
 	echo "# recorder guest test under faults: exit $rc; $inj failures injected ($inj_by); $(grep -c '^ok' $d/guest-test.out) checks held, $(grep -c '^not ok' $d/guest-test.out) did not"
+	# How long the kernel's log takes to read through /dev/kmsg, one
+	# record per read, as the guest test reads its hotplug marks.
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	echo "<6>perf_ring_faults log" > /dev/kmsg
+	k=$({ timeout 300 cat /dev/kmsg 2>/dev/null; } | {
+		awk '/perf_ring_faults log$/ { print NR; exit }'
+		exec 0<&-
+		echo "<6>perf_ring_faults log read" > /dev/kmsg
+	})
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "# the kernel's log after it: ${k:-?} lines, read through /dev/kmsg in $(awk "BEGIN { print $t1 - $t0 }") s"
 	# Its hotplug checks have time limits that a loaded host can miss
 	# under TCG: a failed clean run is shown and run once more, and that
 	# one must pass whole.

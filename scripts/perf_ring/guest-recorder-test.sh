@@ -62,15 +62,37 @@ fi
 # done, "on" before the online starts. printk stamps them with
 # local_clock(), the clock of the samples' PERF_SAMPLE_TIME.
 cpu1=/sys/devices/system/cpu/cpu1/online
-mark() { echo "<6>perf_ring_mark $1" > /dev/kmsg; }
-# marks: set down, off and on (ns) from the latest marks. Reading
-# /dev/kmsg waits for more: timeout ends it, "Terminated" goes to /dev/null.
+# Marks carry this run's tag: the log can hold an earlier run's marks
+# (guest-faults.sh runs this script twice in one boot), and after a fault
+# run it holds megabytes of traces, more than a fixed read time covers.
+tag=$$ nmark=0
+mark() { echo "<6>perf_ring_mark $tag $1" > /dev/kmsg; }
+# kmsg_marks: "NAME NS" for each of this run's marks so far, in order.
+# It writes a new "endN" mark and reads /dev/kmsg up to it. Reading
+# /dev/kmsg waits at its end for more: once awk has seen endN it exits,
+# the pipe's last reader is closed, and one more record wakes cat into
+# SIGPIPE. The timeout only bounds a log that lost the mark.
+kmsg_marks() {
+	nmark=$((nmark + 1))
+	mark end$nmark
+	{ timeout 300 cat /dev/kmsg 2>/dev/null; } | {
+		awk -F';' -v p="perf_ring_mark $tag " -v e="end$nmark" '
+		index($2, p) == 1 {
+			k = substr($2, length(p) + 1)
+			if (k == e)
+				exit
+			split($1, a, ",")
+			printf "%s %.0f\n", k, a[3] * 1000
+		}
+		END { if (k != e) print "# no mark " e " of run " p "read back from /dev/kmsg" > "/dev/stderr" }'
+		exec 0<&-
+		echo "<6>perf_ring_mark $tag read" > /dev/kmsg
+	}
+}
+# marks: set down, off and on (ns) from the latest marks of those names
 marks() {
-	set -- $({
-		timeout 1 cat /dev/kmsg |
-		awk -F';' '$2 ~ /^perf_ring_mark / { split($1, a, ","); t[substr($2, 16)] = a[3] }
-			END { printf "%.0f %.0f %.0f\n", t["down"] * 1000, t["off"] * 1000, t["on"] * 1000 }'
-	} 2>/dev/null)
+	kmsg_marks > $d/marks
+	set -- $(awk '{ t[$1] = $2 } END { printf "%.0f %.0f %.0f\n", t["down"], t["off"], t["on"] }' $d/marks)
 	down=$1 off=$2 on=$3
 }
 # count FILE: per-CPU samples of a plain perf.data file in phase A (a0,
@@ -133,12 +155,10 @@ cycle3() {
 # the marks downK, offK, onK.
 count3() {
 	local m
-	m3=$({
-		timeout 1 cat /dev/kmsg |
-		awk -F';' '$2 ~ /^perf_ring_mark / { split($1, a, ","); t[substr($2, 16)] = a[3] }
-			END { for (k = 1; k <= 3; k++)
-				printf "%.0f %.0f %.0f ", t["down" k] * 1000, t["off" k] * 1000, t["on" k] * 1000 }'
-	} 2>/dev/null)
+	kmsg_marks > $d/marks
+	m3=$(awk '{ t[$1] = $2 }
+		END { for (k = 1; k <= 3; k++)
+			printf "%.0f %.0f %.0f ", t["down" k], t["off" k], t["on" k] }' $d/marks)
 	m=$m3
 	set -- "$1" $(hexdump -v -s 40 -n 16 -e '4/4 "%u " "\n"' "$1")
 	set -- $(hexdump -v -s $(($2 + $3 * 4294967296)) -n $(($4 + $5 * 4294967296)) \
