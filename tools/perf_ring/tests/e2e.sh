@@ -421,13 +421,15 @@ else
 	skip "ENOSPC while recording" "cannot mount a tmpfs"
 fi
 
-# The writer's thread cannot be created (RLIMIT_NPROC, as nobody: the
+# The writer's thread cannot be created (RLIMIT_NPROC, as a user id that
+# runs nothing else, so that nothing started meanwhile takes the count: the
 # processes allowed are perf-ring and its command): a
 # message, exit 1, and no file left behind with a header perf cannot open.
 if command -v setpriv >/dev/null && mkdir -p nproc && chmod 777 nproc; then
 	rm -f nproc/*
-	nn=$(ps -u nobody --no-headers | wc -l)
-	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+	nu=$((3900000000 + $$))
+	nn=$(ps -u $nu --no-headers | wc -l)
+	setpriv --reuid=$nu --regid=65534 --clear-groups bash -c \
 		"ulimit -u $((nn + 2)); exec \"\$0\" record -e cpu-clock -o nproc/s.data -- \"\$1\" 100000" \
 		"$PR" "$CL" >nproc.out 2>nproc.err
 	rc=$?
