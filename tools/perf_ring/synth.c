@@ -728,7 +728,7 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 		jobs[k].ntasks = ntasks;
 	}
 	for (int k = 1; k < nthreads; k++)
-		if (pthread_create(&th[k], NULL, synth_thread, &jobs[k]))
+		if (thread_create(&th[k], synth_thread, &jobs[k]))
 			synth_worker(&jobs[k]), th[k] = 0;
 	synth_worker(&jobs[0]);
 	for (int k = 0; k < nthreads; k++) {

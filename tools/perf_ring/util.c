@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +246,35 @@ void fmt_count(char *buf, size_t len, u64 n)
 		snprintf(buf, len, "%.1fk", n / 1e3);
 	else
 		snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+/* glibc's sigset_t has room for 1024 signals; the kernel's 64 are compared */
+static bool same_mask(const sigset_t *a, const sigset_t *b)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(a, sig) != sigismember(b, sig))
+			return false;
+	return true;
+}
+
+/*
+ * glibc's pthread_create() blocks every signal around clone() and sets the
+ * caller's mask back without looking at the result.  When that
+ * rt_sigprocmask() fails (EFAULT: only ever injected, the set is on its
+ * stack), SIGCHLD, SIGINT and SIGUSR2 stay blocked in the recorder for
+ * good: it waits for ever on a command that has ended, and no signal stops
+ * it.  The mask is compared with the one from before, and set back.
+ */
+int thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t before, now;
+	bool known = !pthread_sigmask(SIG_SETMASK, NULL, &before);
+	int err = pthread_create(t, NULL, fn, arg);
+
+	for (int i = 0; known && i < 8; i++) {
+		if (!pthread_sigmask(SIG_SETMASK, NULL, &now) && same_mask(&now, &before))
+			break;
+		pthread_sigmask(SIG_SETMASK, &before, NULL);
+	}
+	return err;
 }

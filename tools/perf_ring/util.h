@@ -3,6 +3,7 @@
 #ifndef PERF_RING_UTIL_H
 #define PERF_RING_UTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -33,6 +34,12 @@ int read_text_file(const char *path, char **out, size_t *len);
 #define MAX_CPUS 1024
 int parse_cpu_list(const char *s, bool *mask, int max);
 int online_cpus(bool *mask, int max);
+
+/*
+ * pthread_create() (default attributes, the same return values) that
+ * leaves the caller's signal mask as it found it.
+ */
+int thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 
 u64 now_ns(void);          /* CLOCK_MONOTONIC */
 /* "617.9 MB" style size, "6.0M" style count. */

@@ -402,7 +402,7 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 			w->use_uring = true;
 		}
 	}
-	err = pthread_create(&w->thr, NULL, writer_main, w);
+	err = thread_create(&w->thr, writer_main, w);
 	if (err) {
 		err = -err;
 		goto fail;

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <liburing.h>
 #include "perfdata.h"
 #include "writer.h"
@@ -36,8 +37,12 @@ int io_uring_submit(struct io_uring *ring)
 	return real(ring);
 }
 
-/* pthread_create() as libc's, except that it fails with EAGAIN while fail_thread is set */
-static int fail_thread;
+/*
+ * pthread_create() as libc's, except that it fails with EAGAIN while
+ * fail_thread is set, and while leave_blocked is set it returns with every
+ * signal blocked, as glibc's does when setting the caller's mask back fails.
+ */
+static int fail_thread, leave_blocked;
 
 int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
@@ -45,6 +50,12 @@ int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), v
 
 	if (fail_thread)
 		return EAGAIN;
+	if (leave_blocked) {
+		sigset_t all;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	}
 	if (!real)
 		real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
 			dlsym(RTLD_NEXT, "pthread_create");
@@ -387,6 +398,34 @@ static int test_start_fails(void)
 	return 0;
 }
 
+/* a thread started by writer_start() leaves the caller's signal mask as it was */
+static int test_start_keeps_sigmask(void)
+{
+	struct writer_opts o = { .aio = 0, .level = 0, .chunk_size = 4096, .nchunks = 2 };
+	struct writer w;
+	sigset_t before, after;
+	u64 size;
+	int fd = open("/dev/null", O_WRONLY), err, differ = 0;
+
+	CHECK(fd >= 0, "/dev/null");
+	pthread_sigmask(SIG_SETMASK, NULL, &before);
+	leave_blocked = 1;
+	err = writer_start(&w, fd, 0, &o);
+	leave_blocked = 0;
+	pthread_sigmask(SIG_SETMASK, NULL, &after);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	CHECK(err == 0, "writer_start: %d", err);
+	CHECK(writer_finish(&w, &size) == 0, "writer_finish");
+	writer_free(&w);
+	close(fd);
+	for (int sig = 1; sig < NSIG; sig++)
+		differ += sigismember(&before, sig) != sigismember(&after, sig);
+	CHECK(!differ, "%d signals blocked or not unlike before; SIGCHLD %s, SIGINT %s", differ,
+	      sigismember(&after, SIGCHLD) ? "blocked" : "not blocked",
+	      sigismember(&after, SIGINT) ? "blocked" : "not blocked");
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("io_uring writes, in order, complete", test_uring);
@@ -399,5 +438,7 @@ int main(void)
 	tap_run("a failed write is reported with the data size before it", test_failure);
 	tap_run("a start that fails at its thread gives back its buffers and io_uring",
 		test_start_fails);
+	tap_run("a thread start that leaves every signal blocked (glibc's failed restore): the mask is set back",
+		test_start_keeps_sigmask);
 	return tap_done();
 }
