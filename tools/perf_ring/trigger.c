@@ -19,22 +19,37 @@ static void on_stop(int sig) { stop_sig = sig; }
 static void on_usr2(int sig) { (void)sig; usr2_pending = 1; }
 static void on_chld(int sig) { (void)sig; child_exited = 1; }
 
-static void install_signals(void)
+/*
+ * The handlers the recording depends on: without SIGCHLD's it would not see
+ * its command end, without SIGINT's a ^C would kill it before the file is
+ * finished.  A failure is said, not ignored.
+ */
+static int install_signals(void)
 {
-	struct sigaction sa;
+	static const struct {
+		int sig;
+		void (*fn)(int);
+		int flags;
+	} h[] = {
+		{ SIGINT, on_stop, 0 },
+		{ SIGTERM, on_stop, 0 },
+		{ SIGHUP, on_stop, 0 },
+		{ SIGUSR2, on_usr2, SA_RESTART },
+		{ SIGCHLD, on_chld, SA_NOCLDSTOP | SA_RESTART },
+		{ SIGPIPE, SIG_IGN, 0 },
+	};
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_usr2;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGUSR2, &sa, NULL);
-	sa.sa_handler = on_chld;
-	sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; i < ARRAY_SIZE(h); i++) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = h[i].fn;
+		sa.sa_flags = h[i].flags;
+		if (sigaction(h[i].sig, &sa, NULL))
+			return fail_set(-errno, "installing the handler of SIG%s: %s",
+					sigabbrev_np(h[i].sig), strerror(errno));
+	}
+	return 0;
 }
 
 /*
@@ -104,6 +119,8 @@ static int control_open(struct triggers *t, const char *spec)
 
 int triggers_init(struct triggers *t, const struct record_opts *o)
 {
+	int err;
+
 	memset(t, 0, sizeof(*t));
 	t->ctl_fd = t->ack_fd = -1;
 	t->on_signal = o->switch_signal;
@@ -112,7 +129,9 @@ int triggers_init(struct triggers *t, const struct record_opts *o)
 	t->size = o->switch_size;
 	t->delay_ns = o->snapshot_delay_ms * 1000000ULL;
 	t->min_interval_ns = o->snapshot_min_interval_ms * 1000000ULL;
-	install_signals();
+	err = install_signals();
+	if (err)
+		return err;
 	return o->control ? control_open(t, o->control) : 0;
 }
 

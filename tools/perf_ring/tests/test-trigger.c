@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The triggers: their signal handlers, and a failure to install one. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "fail.h"
+#include "trigger.h"
+#include "tap.h"
+
+/* sigaction() as libc's, except that it fails with EFAULT for fail_sig */
+static int fail_sig;
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static int (*real)(int, const struct sigaction *, struct sigaction *);
+
+	if (sig == fail_sig) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (!real)
+		real = (int (*)(int, const struct sigaction *, struct sigaction *))
+			dlsym(RTLD_NEXT, "sigaction");
+	return real(sig, act, old);
+}
+
+/* the handlers a recording depends on are in place after triggers_init() */
+static int test_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGCHLD };
+	struct record_opts o;
+	struct triggers t;
+	struct sigaction sa;
+
+	memset(&o, 0, sizeof(o));
+	CHECK(triggers_init(&t, &o) == 0, "triggers_init: %s", fail_msg());
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		CHECK(!sigaction(sigs[i], NULL, &sa), "sigaction %d", sigs[i]);
+		CHECK(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN,
+		      "SIG%s has no handler", sigabbrev_np(sigs[i]));
+	}
+	CHECK(!sigaction(SIGPIPE, NULL, &sa) && sa.sa_handler == SIG_IGN, "SIGPIPE not ignored");
+	triggers_close(&t);
+	return 0;
+}
+
+/*
+ * A handler that cannot be installed (SIGCHLD's: the recording would not
+ * see its command end) fails the start, and the message names it.
+ */
+static int test_sigaction_fails(void)
+{
+	struct record_opts o;
+	struct triggers t;
+	int err;
+
+	memset(&o, 0, sizeof(o));
+	fail_sig = SIGCHLD;
+	err = triggers_init(&t, &o);
+	fail_sig = 0;
+	CHECK(err == -EFAULT, "triggers_init: %d, not -EFAULT", err);
+	CHECK(strstr(fail_msg(), "SIGCHLD") && strstr(fail_msg(), strerror(EFAULT)),
+	      "message: '%s'", fail_msg());
+	return 0;
+}
+
+int main(void)
+{
+	tap_run("triggers_init installs the handlers of SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGCHLD, ignores SIGPIPE",
+		test_handlers);
+	tap_run("a handler that cannot be installed fails the start with its signal named",
+		test_sigaction_fails);
+	return tap_done();
+}
