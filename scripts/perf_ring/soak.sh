@@ -209,14 +209,19 @@ pin_writer1() {
 		taskset -p -c "$1" "${c%/stat}" >/dev/null 2>&1
 	done
 }
+# A cycle starts only if it ends, and perf-ring has said so, 3 s before the
+# recording is stopped: a recording stopped while CPU 1 is offline rightly
+# ends with "cpu 1 went offline ... nothing from cpu 1 after that", not
+# with the count this check compares.
 if [ "$HP" = 1 ]; then
 	(
 		n=0 err=0 late=0
 		ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 		us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
+		last=$(( $(us) + DUR * 1000000 - (HP_OFF_MS + 3000) * 1000 ))
 		while [ -e "$WORK/run" ]; do
 			sleep "$(ms $((HP_EVERY * 1000 - HP_OFF_MS)))"
-			[ -e "$WORK/run" ] || break
+			[ -e "$WORK/run" ] && [ "$(us)" -lt "$last" ] || break
 			if ! echo 0 > $cpu1; then
 				err=$((err + 1))
 				echo "$n $err $late" >"$WORK/hotplug"
