@@ -16,6 +16,7 @@
 #include "fail.h"
 #include "sink.h"
 #include "sideband.h"
+#include "snapshot.h"
 #include "synth.h"
 
 struct flight {
@@ -24,13 +25,8 @@ struct flight {
 	char *sb_buf;			/* a side-band buffer's records, read */
 	u64 sb_lost;			/* side-band records the kernel dropped */
 	char *scratch, *snap;		/* one buffer's copy; every buffer's records */
-	u64 *cnt_prev;			/* counter values per fd at the last snapshot */
-	u64 *lost_prev;			/* ... and the kernel's lost counts */
-	int nprev;			/* fds they cover */
-	u64 exp_cum, new_cum, deficit;
-	u64 *snap_head;			/* per ring: the head of this snapshot */
-	bool *ring_seen;		/* ... taken before */
-	u64 *ring_last_head;		/* ... and the head then */
+	struct snap_copy *copy;		/* per ring: this snapshot's copy */
+	struct snap st;			/* what snapshots carry to the next (snapshot.h) */
 };
 
 /*
@@ -57,52 +53,24 @@ static void read_sideband(struct flight *fl)
 	}
 }
 
-/* Sampled with a fixed period: counter / period counts its samples. */
-static bool ev_exact(const struct pf_event *ev)
+/* The events whose samples are in the snapshot's buffers, and their kinds. */
+static struct snap_events flight_events(const struct evlist *el)
 {
-	return !ev->attr.freq && ev->attr.sample_period;
-}
+	struct snap_events ev = {
+		.sample_type = el->sample_type, .idmap = &el->idmap, .evs = el->evs,
+	};
 
-/*
- * Is this sample of an event whose samples the counters count exactly?
- * Only asked when the run has both kinds.
- */
-static bool sample_exact(const struct evlist *el, const char *rec)
-{
-	u64 st = el->sample_type, id;
-	struct perf_event_header h;
-	size_t off = sizeof(h);
-	int e;
-
-	memcpy(&h, rec, sizeof(h));
-	if (!(st & PERF_SAMPLE_IDENTIFIER)) {
-		if (!(st & PERF_SAMPLE_ID))
-			return false;
-		off += 8 * !!(st & PERF_SAMPLE_IP) + 8 * !!(st & PERF_SAMPLE_TID) +
-		       8 * !!(st & PERF_SAMPLE_TIME) + 8 * !!(st & PERF_SAMPLE_ADDR);
+	for (int e = 0; e < el->nev; e++) {
+		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
+			continue;	/* not in these buffers */
+		if (snap_ev_exact(&el->evs[e]))
+			ev.have_exact = true;
+		else if (el->evs[e].attr.freq)
+			ev.have_freq = true;
 	}
-	if (off + 8 > h.size)
-		return false;
-	memcpy(&id, rec + off, sizeof(id));
-	e = idmap_find(&el->idmap, id);
-	return e >= 0 && ev_exact(&el->evs[e]);
+	return ev;
 }
 
-/*
- * A snapshot: copy every CPU buffer (ring_bwd_snapshot), then keep one
- * complete window of time.  A buffer whose copy does not go back to its
- * first record (it wrapped, or the writes during the copy made the oldest
- * part untrusted) lost everything before its oldest record kept; records
- * of other CPUs older than that would sit next to a hole, so the window
- * starts at the newest of the oldest timestamps of those buffers.
- *
- * What was overwritten since the last snapshot: for events with a fixed
- * period, the counters say how many samples were written, exactly (see
- * Documentation/admin-guide/perf-ring.rst).  For frequency-sampled events
- * they do not, so that part is estimated from bytes per buffer
- * (ring_bwd_overwritten_est()): the head moved down by what was written,
- * and what of it this snapshot does not keep was overwritten.
- */
 /*
  * The buffers a snapshot is copied into, taken and touched at the start:
  * under a memory limit, pages first touched by a snapshot's copy would be
@@ -117,279 +85,191 @@ static int snap_buffers(struct flight *fl)
 
 	fl->scratch = malloc(sz);
 	fl->snap = malloc(sz * nrings);
-	fl->ring_seen = calloc(nrings, sizeof(bool));
-	fl->ring_last_head = calloc(nrings, sizeof(u64));
-	fl->snap_head = calloc(nrings, sizeof(u64));
-	if (!fl->scratch || !fl->snap || !fl->ring_seen || !fl->ring_last_head ||
-	    !fl->snap_head)
+	fl->copy = calloc(nrings, sizeof(*fl->copy));
+	if (!fl->scratch || !fl->snap || !fl->copy ||
+	    (!fl->st.rings && snapshot_init(&fl->st, nrings)))
 		return -ENOMEM;
 	memset(fl->scratch, 0, sz);
 	memset(fl->snap, 0, sz * nrings);
 	return 0;
 }
 
-static int take_snapshot(struct flight *fl, const char *path)
+/*
+ * Every head first, then the copies: each copy holds what its buffer had
+ * when the heads were read, so the window ends at one moment for all
+ * CPUs.  Copied one after another from their own heads, a buffer copied
+ * late would hold records newer than the end of one copied early, and a
+ * task that moved between the two would show a hole.
+ */
+static int copy_buffers(struct flight *fl)
 {
-	struct sink *s = &fl->s;
-	struct evlist *el = s->el;
-	struct out_file *f = s->out;
-	u64 snap_new = 0, snap_new_all = 0, expected = 0, lost_new = 0, t_cut = 0, copy_ns;
-	u64 est = 0, est_exact = 0, b_written = 0, b_kept = 0, ow_snap = 0;
-	size_t sz = s->o->mmap_bytes;
-	bool have_exact = false, have_freq = false, opened = false;
-	long *len;
-	u64 *heads;
-	int err = 0;
+	const struct evlist *el = fl->s.el;
+	size_t sz = fl->s.o->mmap_bytes;
 
-	for (int e = 0; e < el->nev; e++) {
-		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
-			continue;	/* not in these buffers */
-		if (ev_exact(&el->evs[e]))
-			have_exact = true;
-		else if (el->evs[e].attr.freq)
-			have_freq = true;
-	}
-
-	if (!fl->scratch && snap_buffers(fl))
-		return -ENOMEM;
-	/* per fd; a CPU that came back brings new fds (evlist_reopen_cpu()) */
-	if (fl->nprev < el->nfds) {
-		u64 *c = realloc(fl->cnt_prev, el->nfds * sizeof(u64));
-		u64 *l = c ? realloc(fl->lost_prev, el->nfds * sizeof(u64)) : NULL;
-
-		if (c)
-			fl->cnt_prev = c;
-		if (!l)
-			return -ENOMEM;
-		fl->lost_prev = l;
-		memset(c + fl->nprev, 0, (el->nfds - fl->nprev) * sizeof(u64));
-		memset(l + fl->nprev, 0, (el->nfds - fl->nprev) * sizeof(u64));
-		fl->nprev = el->nfds;
-	}
-	len = calloc(el->nrings, sizeof(*len));
-	heads = calloc(el->nrings, sizeof(*heads));
-	if (!len || !heads) {
-		free(len);
-		free(heads);
-		return -ENOMEM;
-	}
-	/*
-	 * Every head first, then the copies: each copy holds what its buffer
-	 * had when the heads were read, so the window ends at one moment for
-	 * all CPUs.  Copied one after another from their own heads, a buffer
-	 * copied late would hold records newer than the end of one copied
-	 * early, and a task that moved between the two would show a hole.
-	 */
+	memset(fl->copy, 0, el->nrings * sizeof(*fl->copy));
 	for (int i = 0; i < el->nrings; i++)
-		heads[i] = ring_head(&el->rings[i]);
-	copy_ns = now_ns();
+		fl->copy[i].head = ring_head(&el->rings[i]);
 	for (int i = 0; i < el->nrings; i++) {
-		struct ring *rg = &el->rings[i];
-		struct bwd_snap bs;
+		struct snap_copy *c = &fl->copy[i];
 		char *dst = fl->snap + i * sz;
+		struct bwd_snap bs;
+		long n;
 
-		len[i] = ring_bwd_snapshot(rg, fl->scratch, dst, sz, s->o->snapshot_pause, heads[i],
-					   &bs);
-		if (len[i] < 0) {
-			err = (int)len[i];
-			break;
-		}
-		fl->snap_head[i] = bs.head;
-		/*
-		 * The copy does not reach back to the first record written:
-		 * the buffer wrapped, or what the kernel wrote during the copy
-		 * (and the margin) made its oldest part untrusted.  Either way
-		 * its window starts at its oldest record kept.
-		 */
-		if (bs.bytes < ring_dist(0, bs.head) && len[i] > 0) {
-			u64 t = 0;
-
-			for (long pos = 0; pos < len[i] && !t;) {
-				struct perf_event_header h;
-
-				memcpy(&h, dst + pos, sizeof(h));
-				t = record_time(dst + pos, el->sample_type);
-				pos += h.size;
-			}
-			if (t > t_cut)
-				t_cut = t;
-		}
+		n = ring_bwd_snapshot(&el->rings[i], fl->scratch, dst, sz,
+				      fl->s.o->snapshot_pause, c->head, &bs);
+		if (n < 0)
+			return (int)n;
+		*c = (struct snap_copy){ .data = dst, .len = n, .head = bs.head };
 	}
-	copy_ns = now_ns() - copy_ns;
-	/*
-	 * After the copy: a copied sample's COMM and MMAP2 were written
-	 * before it, so they are in the side-band buffers by now.
-	 */
-	read_sideband(fl);
-	/*
-	 * Counters: samples generated up to now, less the records the kernel
-	 * dropped because the buffer was paused (--snapshot-pause): those are
-	 * lost, not overwritten.  A tracking event's dropped side-band records
-	 * count there too; they are few, and the difference is clamped at 0.
-	 */
-	for (int i = 0; i < el->nfds && !err; i++) {
-		struct pf_event *ev = &el->evs[el->fds[i].ev];
-		u64 v[2], dropped;
+	return 0;
+}
+
+/*
+ * Counters: samples generated up to now, less the records the kernel
+ * dropped because the buffer was paused (--snapshot-pause): those are
+ * lost, not overwritten.  A tracking event's dropped side-band records
+ * count there too; they are few, and the difference is clamped at 0.
+ */
+static int read_counters(struct flight *fl, struct snap_result *r)
+{
+	const struct evlist *el = fl->s.el;
+
+	/* per fd; a CPU that came back brings new fds (evlist_reopen_cpu()) */
+	if (snapshot_fds(&fl->st, el->nfds))
+		return -ENOMEM;
+	for (int i = 0; i < el->nfds; i++) {
+		u64 v[2];
 
 		if (!efd_recorded(&el->fds[i]))
 			continue;	/* not in the snapshot's buffers */
 		if (evlist_read_count(el, el->fds[i].fd, v))
 			continue;	/* keep the previous values */
-		dropped = v[1] - fl->lost_prev[i];
-		lost_new += dropped;
-		if (ev_exact(ev)) {
-			u64 made = (v[0] - fl->cnt_prev[i]) / ev->attr.sample_period;
-
-			expected += made > dropped ? made - dropped : 0;
-		}
-		fl->cnt_prev[i] = v[0];
-		fl->lost_prev[i] = v[1];
+		snapshot_counter(&fl->st, i, &el->evs[el->fds[i].ev], v, r);
 	}
-	s->lost += lost_new;
-	if (!err) {
-		u64 raw = s->synth->len + fl->sb.log.len;
-
-		for (int i = 0; i < el->nrings; i++)
-			raw += len[i] > 0 ? len[i] : 0;
-		out_expect(f, raw);
-		err = out_open(f, path);
-		opened = !err;
-	}
-	if (!err)
-		err = out_emit_synth(f, s->synth, &fl->sb.log);
-	for (int i = 0; i < el->nrings && !err; i++) {
-		char *p = fl->snap + i * sz;
-		/* bytes newer than the previous snapshot's head: at the end */
-		u64 new_bytes = ring_dist(fl->ring_seen[i] ? fl->ring_last_head[i] : 0,
-					  fl->snap_head[i]);
-		long pos = 0, keep = 0;
-
-		/* drop what lies before the window (oldest first, so a prefix) */
-		while (pos < len[i]) {
-			struct perf_event_header h;
-			u64 t = record_time(p + pos, el->sample_type);
-
-			memcpy(&h, p + pos, sizeof(h));
-			if (t && t >= t_cut)
-				break;
-			/* untimed records go with what follows them */
-			pos += h.size;
-			if (t)
-				keep = pos;
-		}
-		pos = keep;
-		{
-			struct ring *rg = &el->rings[i];
-			/* new records: copied [0], and kept, i.e. from pos on [1] */
-			u64 bytes[2] = { 0 }, n[2][2] = { { 0 } };
-
-			for (long q = 0; q < len[i];) {
-				struct perf_event_header h;
-				int k = -1;
-
-				memcpy(&h, p + q, sizeof(h));
-				if ((u64)(len[i] - q) > new_bytes) {
-					q += h.size;
-					continue;
-				}
-				if (h.type == PERF_RECORD_SAMPLE)
-					k = have_exact && (!have_freq || sample_exact(el, p + q)) ? 0 : 1;
-				bytes[0] += h.size;
-				if (k >= 0)
-					n[0][k]++;
-				if (q >= pos) {
-					bytes[1] += h.size;
-					if (k >= 0)
-						n[1][k]++;
-				}
-				q += h.size;
-			}
-			snap_new += n[1][0];
-			snap_new_all += n[1][0] + n[1][1];
-			b_written += new_bytes;
-			b_kept += bytes[1];
-			/*
-			 * The share of each kind in the bytes: this copy's new
-			 * records, plus the earlier ones at half weight per
-			 * snapshot.  One copy alone holds at most a buffer, and
-			 * with small buffers the mix of samples and side-band
-			 * records in it varies a lot; the earlier ones steady
-			 * it, and still give way when the mix changes.  A copy
-			 * with nothing new goes by the earlier ones alone.
-			 */
-			rg->est_seen = rg->est_seen / 2 + bytes[0];
-			rg->est_n[0] = rg->est_n[0] / 2 + n[0][0];
-			rg->est_n[1] = rg->est_n[1] / 2 + n[0][1];
-			if (have_freq)
-				est += ring_bwd_overwritten_est(new_bytes, bytes[1], rg->est_seen,
-								rg->est_n[1]);
-			if (have_exact)
-				est_exact += ring_bwd_overwritten_est(new_bytes, bytes[1],
-								      rg->est_seen, rg->est_n[0]);
-		}
-		fl->ring_seen[i] = true;
-		fl->ring_last_head[i] = fl->snap_head[i];
-		err = out_emit(f, p + pos, len[i] - pos);
-	}
-	free(len);
-	free(heads);
-	if (!err)
-		err = out_emit_round(f);
-	fl->exp_cum += expected;
-	fl->new_cum += snap_new;
-	{
-		u64 d = fl->exp_cum > fl->new_cum ? fl->exp_cum - fl->new_cum : 0;
-		u64 interval = d > fl->deficit ? d - fl->deficit : 0;
-		char ow[128], lost[48] = "";
-
-		if (lost_new)
-			snprintf(lost, sizeof(lost), ", %llu lost", (unsigned long long)lost_new);
-		fl->deficit = d;
-		s->overwritten += interval + est;
-		ow_snap = interval + est;
-		s->ow_estimated |= have_freq;
-		s->unique += snap_new_all;
-		/* exact when it comes from the counters only */
-		if (!have_freq)
-			snprintf(ow, sizeof(ow), "%llu overwritten", (unsigned long long)interval);
-		else if (!have_exact)
-			snprintf(ow, sizeof(ow), "~%llu overwritten (estimated from bytes)",
-				 (unsigned long long)est);
-		else
-			snprintf(ow, sizeof(ow), "~%llu overwritten (%llu exact, ~%llu estimated from bytes)",
-				 (unsigned long long)(interval + est), (unsigned long long)interval,
-				 (unsigned long long)est);
-		/* a snapshot refused before its file was opened has no line */
-		if (!s->o->quiet && opened)
-			fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
-				"%s%s since the last snapshot ]\n",
-				path, (unsigned long long)f->cnt.total,
-				(unsigned long long)snap_new_all, ow, lost);
-		if (s->o->verbose) {
-			fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
-				copy_ns / 1e3, s->o->snapshot_pause ? " (paused)" : "");
-			fprintf(stderr, "perf-ring record: snapshot: %llu bytes written since the last "
-				"snapshot, %llu of them kept, with %llu fixed-period and %llu "
-				"frequency samples",
-				(unsigned long long)b_written, (unsigned long long)b_kept,
-				(unsigned long long)snap_new,
-				(unsigned long long)(snap_new_all - snap_new));
-			if (have_exact)
-				fprintf(stderr, "; fixed-period samples overwritten: %llu from the "
-					"counters, ~%llu from bytes", (unsigned long long)interval,
-					(unsigned long long)est_exact);
-			fprintf(stderr, "\n");
-		}
-	}
-	if (err)
-		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
-	return out_close(f, ow_snap, NULL) ?: err;
+	return 0;
 }
 
-/* Check the output location now, not at the first snapshot. */
-static int flight_start(struct sink *s)
+/* The file: metadata, each buffer's part of the window, a round. */
+static int write_snapshot(struct flight *fl, const char *path, const struct snap_events *ev,
+			  struct snap_result *r, bool *opened)
 {
-	const char *path = s->o->output;
+	struct out_file *f = fl->s.out;
+	int n = fl->s.el->nrings, err;
+	u64 raw = fl->s.synth->len + fl->sb.log.len;
+
+	for (int i = 0; i < n; i++)
+		raw += fl->copy[i].len;
+	out_expect(f, raw);
+	err = out_open(f, path);
+	if (err)
+		return err;
+	*opened = true;
+	err = out_emit_synth(f, fl->s.synth, &fl->sb.log);
+	if (err)
+		return err;
+	snapshot_account(&fl->st, ev, fl->copy, n, r);
+	for (int i = 0; i < n && !err; i++) {
+		const struct snap_copy *c = &fl->copy[i];
+
+		err = out_emit(f, c->data + c->start, c->len - c->start);
+	}
+	return err ?: out_emit_round(f);
+}
+
+/* The count of what was overwritten, exact when from the counters only. */
+static void overwritten_text(char *buf, size_t len, const struct snap_events *ev,
+			     const struct snap_result *r)
+{
+	if (!ev->have_freq)
+		snprintf(buf, len, "%llu overwritten", (unsigned long long)r->interval);
+	else if (!ev->have_exact)
+		snprintf(buf, len, "~%llu overwritten (estimated from bytes)",
+			 (unsigned long long)r->est);
+	else
+		snprintf(buf, len, "~%llu overwritten (%llu exact, ~%llu estimated from bytes)",
+			 (unsigned long long)r->overwritten, (unsigned long long)r->interval,
+			 (unsigned long long)r->est);
+}
+
+/* -v: the copy's time, and the bytes and samples behind the counts. */
+static void report_verbose(const struct flight *fl, const struct snap_events *ev,
+			   const struct snap_result *r, u64 copy_ns)
+{
+	fprintf(stderr, "perf-ring record: snapshot: buffers copied in %.1f us%s\n",
+		copy_ns / 1e3, fl->s.o->snapshot_pause ? " (paused)" : "");
+	fprintf(stderr, "perf-ring record: snapshot: %llu bytes written since the last "
+		"snapshot, %llu of them kept, with %llu fixed-period and %llu "
+		"frequency samples",
+		(unsigned long long)r->written, (unsigned long long)r->kept,
+		(unsigned long long)r->new_exact,
+		(unsigned long long)(r->new_all - r->new_exact));
+	if (ev->have_exact)
+		fprintf(stderr, "; fixed-period samples overwritten: %llu from the "
+			"counters, ~%llu from bytes", (unsigned long long)r->interval,
+			(unsigned long long)r->est_exact);
+	fprintf(stderr, "\n");
+}
+
+/* The snapshot's line; a snapshot refused before its file was opened has none. */
+static void report_snapshot(const struct flight *fl, const char *path,
+			    const struct snap_events *ev, const struct snap_result *r,
+			    bool opened)
+{
+	char ow[128], lost[48] = "";
+
+	if (fl->s.o->quiet || !opened)
+		return;
+	if (r->lost)
+		snprintf(lost, sizeof(lost), ", %llu lost", (unsigned long long)r->lost);
+	overwritten_text(ow, sizeof(ow), ev, r);
+	fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
+		"%s%s since the last snapshot ]\n",
+		path, (unsigned long long)fl->s.out->cnt.total,
+		(unsigned long long)r->new_all, ow, lost);
+}
+
+/*
+ * A snapshot: copy every CPU buffer (ring_bwd_snapshot()), keep one
+ * complete window of time (snapshot_cut()), write it, and say what was
+ * overwritten since the last one (snapshot_overwritten()).
+ */
+static int take_snapshot(struct flight *fl, const char *path)
+{
+	struct snap_events ev = flight_events(fl->s.el);
+	struct snap_result r = { 0 };
+	bool opened = false;
+	u64 copy_ns;
+	int err = 0;
+
+	if (!fl->st.rings && snap_buffers(fl))
+		return -ENOMEM;
+	copy_ns = now_ns();
+	err = copy_buffers(fl);
+	copy_ns = now_ns() - copy_ns;
+	/* after the copy: a copied sample's COMM and MMAP2 are in by now */
+	read_sideband(fl);
+	if (!err)
+		err = read_counters(fl, &r);
+	fl->s.lost += r.lost;
+	if (!err) {
+		r.t_cut = snapshot_cut(fl->copy, fl->s.el->nrings, ev.sample_type);
+		err = write_snapshot(fl, path, &ev, &r, &opened);
+	}
+	snapshot_overwritten(&fl->st, &ev, fl->copy, fl->s.el->nrings, &r);
+	fl->s.overwritten += r.overwritten;
+	fl->s.ow_estimated |= ev.have_freq;
+	fl->s.unique += r.new_all;
+	report_snapshot(fl, path, &ev, &r, opened);
+	if (fl->s.o->verbose)
+		report_verbose(fl, &ev, &r, copy_ns);
+	if (err)
+		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
+	return out_close(fl->s.out, r.overwritten, NULL) ?: err;
+}
+
+/* Can the snapshots be created at path?  Leaves nothing there. */
+static int output_creatable(const char *path)
+{
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -403,6 +283,16 @@ static int flight_start(struct sink *s)
 	}
 	if (fd < 0)
 		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* Check the output location now, not at the first snapshot. */
+static int flight_start(struct sink *s)
+{
+	int err = output_creatable(s->o->output);
+
+	if (err)
+		return err;
 	if (snap_buffers((struct flight *)s))
 		return fail_set(-ENOMEM, "the snapshot buffers (%llu bytes): %s",
 				(unsigned long long)s->o->mmap_bytes * (s->el->nrings + 1),
@@ -431,11 +321,10 @@ static u64 flight_progress(struct sink *s)
 	struct flight *fl = (struct flight *)s;
 	u64 sum = 0;
 
-	for (int i = 0; i < s->el->nrings; i++) {
-		u64 prev = fl->ring_seen && fl->ring_seen[i] ? fl->ring_last_head[i] : 0;
-
-		sum += ring_dist(prev, ring_head(&s->el->rings[i]));
-	}
+	if (!fl->st.rings)
+		return 0;	/* not started */
+	for (int i = 0; i < s->el->nrings; i++)
+		sum += snap_ring_written(&fl->st.rings[i], ring_head(&s->el->rings[i]));
 	return sum;
 }
 
@@ -484,11 +373,8 @@ static void flight_free(struct sink *s)
 	free(fl->sb_buf);
 	free(fl->scratch);
 	free(fl->snap);
-	free(fl->cnt_prev);
-	free(fl->lost_prev);
-	free(fl->snap_head);
-	free(fl->ring_seen);
-	free(fl->ring_last_head);
+	free(fl->copy);
+	snapshot_free(&fl->st);
 	free(fl);
 }
 

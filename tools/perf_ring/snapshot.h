@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The flight recorder's snapshot stage: what a snapshot keeps of the
+ * copied backward buffers, and what it says about what was overwritten
+ * since the one before.  Pure functions over the copies (ring.c makes
+ * them: ring_bwd_snapshot()) and a small state of their own, kept from
+ * one snapshot to the next; the sink (sink-flight.c) reads the heads,
+ * copies, calls these in order and writes the file:
+ *
+ *   snapshot_cut()          the time window: where it starts
+ *   snapshot_counter()      each recorded fd's counter, read after the copy
+ *   snapshot_account()      per buffer: where its part of the window
+ *                           starts, its new records and bytes, and the
+ *                           share of each kind of sample in them
+ *   snapshot_overwritten()  the counters' interval (with the deficit
+ *                           carried over) and the estimate from bytes
+ *
+ * Unit-tested against synthetic buffer images (tests/test-snapshot.c).
+ */
+#ifndef PERF_RING_SNAPSHOT_H
+#define PERF_RING_SNAPSHOT_H
+
+#include "counts.h"
+#include "ring.h"
+
+/* Per buffer, from one snapshot to the next. */
+struct snap_ring {
+	u64 last_head;		/* the head the last snapshot was copied at */
+	bool seen;		/* a snapshot was taken before (else from head 0) */
+	/*
+	 * Bytes of the new records copied, and how many of them were
+	 * samples of fixed-period [0] and frequency [1] events, over the
+	 * snapshots, halved at each one: the share of bytes the overwritten
+	 * estimate goes by (ring_bwd_overwritten_est())
+	 */
+	double est_seen, est_n[2];
+};
+
+/* Per recorded fd: its counter and lost count at the last snapshot. */
+struct snap_counter {
+	u64 count, lost;
+};
+
+struct snap {
+	struct snap_ring *rings;
+	int nrings;
+	/*
+	 * Per fd, not per buffer: each fd has its own period, and a CPU that
+	 * comes back brings new fds into its old buffer
+	 */
+	struct snap_counter *ctr;
+	int nctr;
+	/*
+	 * Fixed-period samples over the run: made, as the counters say, and
+	 * new in the snapshots; what the counters said was missing at the
+	 * last snapshot (the deficit) is carried, so that a sample counted
+	 * late is not counted twice
+	 */
+	u64 exp_cum, new_cum, deficit;
+};
+
+/* One buffer's copy in this snapshot: ring_bwd_snapshot()'s output. */
+struct snap_copy {
+	const char *data;	/* whole records, oldest first */
+	u64 len;		/* their bytes */
+	u64 head;		/* the head it was copied at */
+	/* set by snapshot_account() */
+	u64 start;		/* the window starts here: data + start is kept */
+	u64 written;		/* bytes written since the last snapshot */
+	u64 kept;		/* bytes of them kept */
+};
+
+/* What the snapshot functions need to know of the events. */
+struct snap_events {
+	u64 sample_type;
+	const struct idmap *idmap;	/* sample id -> index in evs */
+	const struct pf_event *evs;
+	/* the buffers hold samples of fixed-period events, of frequency ones */
+	bool have_exact, have_freq;
+};
+
+/* One snapshot, all buffers: what the sink prints and saves. */
+struct snap_result {
+	u64 t_cut;		/* records older than this are dropped */
+	u64 lost;		/* records the kernel dropped (--snapshot-pause) */
+	u64 expected;		/* fixed-period samples made, as the counters say */
+	u64 new_exact;		/* new fixed-period samples kept */
+	u64 new_all;		/* new samples kept, of every event */
+	u64 written, kept;	/* bytes written since the last snapshot, kept */
+	u64 interval;		/* fixed-period samples overwritten: the counters */
+	u64 est;		/* frequency samples overwritten: from bytes */
+	u64 est_exact;		/* fixed-period ones from bytes (a check) */
+	u64 overwritten;	/* interval + est: the file's count */
+};
+
+/* Sampled with a fixed period: counter / period counts its samples. */
+static inline bool snap_ev_exact(const struct pf_event *ev)
+{
+	return !ev->attr.freq && ev->attr.sample_period;
+}
+
+/* Bytes written to a buffer whose head is now head, since the last snapshot. */
+static inline u64 snap_ring_written(const struct snap_ring *r, u64 head)
+{
+	return ring_dist(r->seen ? r->last_head : 0, head);
+}
+
+int snapshot_init(struct snap *st, int nrings);
+/* Room for the counters of nfds fds (more after a CPU came back). */
+int snapshot_fds(struct snap *st, int nfds);
+void snapshot_free(struct snap *st);
+
+/*
+ * The start of the window: a copy that does not reach back to the first
+ * record written to its buffer (it wrapped, or the writes during the copy
+ * made its oldest part untrusted) lost everything before its oldest
+ * record; records of other buffers older than that would sit next to a
+ * hole, so the window starts at the newest of those oldest times.  0: no
+ * copy lost anything, everything is kept.
+ */
+u64 snapshot_cut(const struct snap_copy *c, int n, u64 sample_type);
+
+/*
+ * Counter i (an fd writing into the buffers) read after the copy: v[0] the
+ * count, v[1] the records the kernel dropped (PERF_FORMAT_LOST).  Adds to
+ * r->lost and r->expected: the samples made since the last snapshot, less
+ * those dropped (lost, not overwritten; clamped at 0).
+ */
+void snapshot_counter(struct snap *st, int i, const struct pf_event *ev, const u64 v[2],
+		      struct snap_result *r);
+
+/*
+ * Per copy: where the window starts (records before t_cut dropped; an
+ * untimed record goes with what follows it), the bytes and samples
+ * written since the last snapshot and kept; the estimator's history and
+ * the last head move on.  Adds to r.
+ */
+void snapshot_account(struct snap *st, const struct snap_events *ev, struct snap_copy *c,
+		      int n, struct snap_result *r);
+
+/*
+ * After snapshot_account(): what was overwritten since the last snapshot.
+ * Fixed-period samples from the counters (r->expected less the new ones,
+ * less the deficit carried), frequency ones estimated from the bytes of
+ * each buffer written and not kept.
+ */
+void snapshot_overwritten(struct snap *st, const struct snap_events *ev,
+			  const struct snap_copy *c, int n, struct snap_result *r);
+
+#endif
