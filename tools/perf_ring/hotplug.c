@@ -33,12 +33,20 @@ void hotplug_close(struct hotplug *hp)
 	hp->uevent_fd = -1;
 }
 
-static struct ring *ring_of(struct ring *rings, int nrings, int cpu)
+static bool ours(const struct ring *rings, int nrings, int cpu)
 {
 	for (int i = 0; i < nrings; i++)
 		if (rings[i].cpu == cpu)
-			return &rings[i];
-	return NULL;
+			return true;
+	return false;
+}
+
+/* Went offline: ns into the run, never 0 (0: did not). */
+static void went_off(struct hotplug *hp, struct hp_cpu *st, u64 now)
+{
+	st->off = true;
+	st->off_ns = now - hp->t0 ?: 1;
+	st->cycles++;
 }
 
 /*
@@ -46,7 +54,7 @@ static struct ring *ring_of(struct ring *rings, int nrings, int cpu)
  * however short.  An offline that the mask check will not see any more
  * (the CPU is back already) is recorded here.
  */
-static bool read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64 now)
+static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nrings, u64 now)
 {
 	char buf[4096];
 	bool seen = false;
@@ -54,7 +62,6 @@ static bool read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64
 
 	while ((n = recv(hp->uevent_fd, buf, sizeof(buf) - 1, 0)) > 0) {
 		const char *p;
-		struct ring *st;
 		bool off;
 		int cpu;
 
@@ -65,15 +72,11 @@ static bool read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64
 		p = strstr(buf, "/devices/system/cpu/cpu");
 		if (!p || sscanf(p + 23, "%d", &cpu) != 1)
 			continue;
-		st = ring_of(rings, nrings, cpu);
-		if (!st)
+		if (cpu < 0 || cpu >= MAX_CPUS || !ours(rings, nrings, cpu))
 			continue;
 		seen = true;
-		if (off && !st->off) {
-			st->off = true;
-			st->off_ns = now - hp->t0 ?: 1;
-			st->cycles++;
-		}
+		if (off && !hp->cpu[cpu].off)
+			went_off(hp, &hp->cpu[cpu], now);
 	}
 	return seen;
 }
@@ -90,7 +93,7 @@ static bool read_uevents(struct hotplug *hp, struct ring *rings, int nrings, u64
  */
 #define HOTPLUG_CHECK_NS 100000000ULL
 
-void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool force)
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
 {
 	bool online[MAX_CPUS] = { false };
 	u64 now = now_ns();
@@ -107,16 +110,14 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 		return;
 	}
 	for (int i = 0; i < nrings; i++) {
-		struct ring *st = &rings[i];
-		int cpu = st->cpu;
+		int cpu = rings[i].cpu;
+		struct hp_cpu *st = &hp->cpu[cpu];
 
 		if (!online[cpu] && !st->off) {
-			st->off = true;
-			st->off_ns = now - hp->t0 ?: 1;
+			went_off(hp, st, now);
 			st->on_ns = 0;
-			st->cycles++;
 			if (hp->backward && hp->per_cpu)
-				st->last_time = ring_bwd_newest_time(st, hp->sample_type);
+				st->last_time = ring_bwd_newest_time(&rings[i], hp->sample_type);
 			if (!hp->quiet)
 				fprintf(stderr, "[ perf-ring record: cpu %d went offline (%.1f s): %s ]\n",
 					cpu, s, hp->per_cpu ?
@@ -125,7 +126,10 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 		} else if (online[cpu] && st->off) {
 			st->off = false;
 			st->on_ns = now - hp->t0 ?: 1;
-			st->back = hp->per_cpu;	/* the recorder opens them again */
+			if (hp->per_cpu && !st->back) {	/* the recorder opens them again */
+				st->back = true;
+				hp->nback++;
+			}
 			if (!hp->quiet)
 				fprintf(stderr, "[ perf-ring record: cpu %d is back online (%.1f s): %s ]\n",
 					cpu, s, hp->per_cpu ?
@@ -133,6 +137,23 @@ void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool forc
 					"the recorded tasks' events count there again");
 		}
 	}
+}
+
+int hotplug_next_back(struct hotplug *hp)
+{
+	for (int cpu = 0; hp->nback && cpu < MAX_CPUS; cpu++) {
+		if (!hp->cpu[cpu].back)
+			continue;
+		hp->cpu[cpu].back = false;
+		hp->nback--;
+		return cpu;
+	}
+	return -1;
+}
+
+void hotplug_reopen_failed(struct hotplug *hp, int cpu, int err)
+{
+	hp->cpu[cpu].reopen_err = err;
 }
 
 /*
@@ -144,17 +165,19 @@ void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nri
 {
 	for (int i = 0; i < nrings; i++) {
 		char back[64] = " and was still offline at the end", last[80] = "";
-		const struct ring *st = &rings[i];
-		int cpu = st->cpu;
+		int cpu = rings[i].cpu;
+		const struct hp_cpu *st = &hp->cpu[cpu];
+		/* streaming: the newest record read from its buffer */
+		u64 last_time = st->last_time ?: rings[i].last_time;
 
 		if (!st->off_ns || (!hp->per_cpu && hp->quiet))
 			continue;
 		if (st->on_ns)
 			snprintf(back, sizeof(back), ", came back at %.1f s", st->on_ns / 1e9);
-		if (st->last_time)
+		if (last_time)
 			snprintf(last, sizeof(last), " (its last record is at %llu.%06llu)",
-				 (unsigned long long)(st->last_time / 1000000000ULL),
-				 (unsigned long long)(st->last_time % 1000000000ULL / 1000));
+				 (unsigned long long)(last_time / 1000000000ULL),
+				 (unsigned long long)(last_time % 1000000000ULL / 1000));
 		if (hp->per_cpu && st->on_ns && !st->off && !st->reopen_err)
 			fprintf(stderr, "perf-ring record: note: cpu %d went offline %d time%s (the "
 				"last at %.1f s)%s; its events were opened again each time it came "

@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CPU hotplug during a recording: which buffers' CPUs went offline and
- * came back, kept in each struct ring, and what that did to the events.
+ * came back, kept per CPU here, and what that did to the events.
  */
 #ifndef PERF_RING_HOTPLUG_H
 #define PERF_RING_HOTPLUG_H
 
 #include "ring.h"
+
+/* What happened to one CPU during the recording. */
+struct hp_cpu {
+	bool off;		/* offline now */
+	u64 off_ns, on_ns;	/* went offline, came back: ns into the run; 0: not */
+	int cycles;		/* times it went offline */
+	bool back;		/* came back since the recorder last looked */
+	int reopen_err;		/* -a/-C: opening its events again failed (-errno) */
+	u64 last_time;		/* flight recorder: its buffer's newest record then */
+};
 
 struct hotplug {
 	u64 t0, checked;	/* start of the run, last check */
@@ -16,6 +26,8 @@ struct hotplug {
 	bool backward;		/* flight recorder buffers */
 	bool quiet;
 	u64 sample_type;
+	int nback;		/* CPUs with back set */
+	struct hp_cpu cpu[MAX_CPUS];	/* by CPU number */
 };
 
 /*
@@ -26,9 +38,16 @@ struct hotplug {
 void hotplug_listen(struct hotplug *hp);
 /*
  * Read the uevents and the online mask (at most every 100 ms unless
- * force) and say what changed.  A ring whose CPU came back gets back set.
+ * force) and say what changed for the CPUs of the rings.
  */
-void hotplug_check(struct hotplug *hp, struct ring *rings, int nrings, bool force);
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
+/*
+ * -a/-C: a CPU that came back since the last call, whose events the
+ * recorder opens again (evlist_reopen_cpu()); -1 when there is none.
+ */
+int hotplug_next_back(struct hotplug *hp);
+/* Opening the events of a CPU that came back failed (-errno): for the summary. */
+void hotplug_reopen_failed(struct hotplug *hp, int cpu, int err);
 void hotplug_close(struct hotplug *hp);
 /* At the end: warn about the holes a CPU going offline left. */
 void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings);

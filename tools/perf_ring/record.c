@@ -151,23 +151,19 @@ static int serve_requests(struct triggers *t, struct sink *s, struct evlist *el)
  * -a/-C: the events of a CPU that came back, opened again into its buffer.
  * A failure is said, and the recording goes on without that CPU.
  */
-static void reopen_back(const struct record_opts *o, struct evlist *el)
+static void reopen_back(const struct record_opts *o, struct evlist *el, struct hotplug *hp)
 {
-	for (int i = 0; i < el->nrings; i++) {
-		struct ring *rg = &el->rings[i];
-		int n;
+	int cpu, n;
 
-		if (!rg->back)
-			continue;
-		rg->back = false;
-		n = evlist_reopen_cpu(el, o, rg->cpu);
+	while ((cpu = hotplug_next_back(hp)) >= 0) {
+		n = evlist_reopen_cpu(el, o, cpu);
 		if (n < 0) {
-			rg->reopen_err = n;
+			hotplug_reopen_failed(hp, cpu, n);
 			fprintf(stderr, "perf-ring record: warning: cpu %d: opening its events again "
-				"failed: %s\n", rg->cpu, strerror(-n));
+				"failed: %s\n", cpu, strerror(-n));
 		} else if (o->verbose) {
 			fprintf(stderr, "perf-ring record: cpu %d: %d events opened again, their ids "
-				"go into the header\n", rg->cpu, n);
+				"go into the header\n", cpu, n);
 		}
 	}
 }
@@ -203,7 +199,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 			break;
 		triggers_revents(trig, tfd, ntfd);
 		hotplug_check(hp, el->rings, el->nrings, false);
-		reopen_back(o, el);
+		reopen_back(o, el, hp);
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;

@@ -161,7 +161,6 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 			  struct bwd_snap *s)
 {
 	u64 pos = 0, nrec = 0, end;
-	u32 maxr = 0;
 
 	s->stop_torn = false;
 	/* First pass: find how many whole records lie inside valid. */
@@ -177,8 +176,6 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 			s->stop_torn = true;
 			break;
 		}
-		if (h.size > maxr)
-			maxr = h.size;
 		pos += h.size;
 		nrec++;
 	}
@@ -229,7 +226,6 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 	}
 	s->nrec = nrec;
 	s->bytes = end;
-	s->max_rec = maxr;
 	return end;
 }
 
@@ -264,8 +260,6 @@ long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	n = ring_bwd_extract_img(scratch, valid, dst, dstlen, s);
 	s->head = h1;
-	if (s->max_rec > r->max_rec)
-		r->max_rec = s->max_rec;
 	return n;
 }
 

@@ -11,6 +11,12 @@
 #include <linux/perf_event.h>
 #include "util.h"
 
+/*
+ * One mapping, set up by ring_map(); evlist.c, which maps it, sets its
+ * cpu and margin.  Below them, what the readers note about the buffer.
+ * The flight recorder's state between snapshots is in snapshot.h, what
+ * CPU hotplug did in hotplug.h.
+ */
 struct ring {
 	int fd;
 	void *base;
@@ -19,31 +25,15 @@ struct ring {
 	char *data;
 	u64 size;		/* data area, a power of two */
 	bool backward;
-	/* backward bookkeeping */
-	u64 last_head;		/* head at the previous snapshot */
-	bool have_last;
-	u32 max_rec;		/* largest record seen */
 	/*
 	 * backward: bytes writers may hold reserved and unpublished below
 	 * the head (recsize_margin()); 0: not set, the largest a record can be
 	 */
 	u64 margin;
-	/*
-	 * flight recorder, sink-flight.c: bytes of the new records copied, and
-	 * how many of them were samples of fixed-period [0] and frequency [1]
-	 * events, over the snapshots, halved at each one: the share of bytes
-	 * the overwritten estimate goes by
-	 */
-	double est_seen, est_n[2];
 	/* what the recorder keeps per buffer, beside the mapping */
 	int cpu;		/* the buffer's CPU */
 	u64 lost;		/* lost, as the LOST records read from it said */
 	u64 last_time;		/* newest record time read from it, any type */
-	bool off;		/* its CPU is offline now */
-	u64 off_ns, on_ns;	/* went offline, came back: ns into the run; 0: not */
-	int cycles;		/* times its CPU went offline */
-	bool back;		/* came back since the recorder last looked */
-	int reopen_err;		/* -a/-C: opening its events again failed (-errno) */
 	/*
 	 * poll() said POLLHUP: every task its events followed has exited, so
 	 * nothing more will be written.  It is read as before, not polled:
@@ -114,7 +104,6 @@ struct bwd_snap {
 	u64 nrec;		/* records extracted */
 	u64 bytes;		/* their bytes */
 	u64 head;		/* h1 */
-	u32 max_rec;
 	bool stop_torn;		/* walk stopped on a record crossing the limit */
 };
 

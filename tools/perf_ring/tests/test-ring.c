@@ -467,7 +467,7 @@ static u64 xorshift(u64 *x)
  * The overwritten estimate from bytes, against the truth: a writer puts
  * 56-byte samples and, with probability side/100, a side-band record of
  * 40..120 bytes; between two snapshots it writes about 6 to 17 buffers' worth.
- * The snapshot side does what sink-flight.c does: written = last head minus
+ * The snapshot side does what snapshot.c does: written = last head minus
  * head, the new records of the copy give the share (halved per snapshot).
  */
 static int overwritten_run(unsigned int side, double worst_ok, double total_ok)
