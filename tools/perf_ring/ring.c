@@ -233,6 +233,35 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
 #define PERF_EVENT_IOC_PAUSE_OUTPUT _IOW('$', 9, __u32)
 #endif
 
+/*
+ * The backward copy's ordering, beside the kernel's (perf_output_put_handle()
+ * and __perf_output_begin() in kernel/events/ring_buffer.c):
+ *
+ *   kernel: the CPU's writers             perf-ring, on another CPU
+ *
+ *   reserve: rb->head -= size             h1 = LOAD-ACQUIRE ->data_head  (C)
+ *   STORE $data at the new head           LOAD $data: copy [h1, h1 + size)
+ *   smp_wmb()                    (B)      full fence                     (D)
+ *   STORE ->data_head                     h2 = LOAD-ACQUIRE ->data_head
+ *
+ * (C) pairs with (B), as when reading forward: a record at or above h1 was
+ * stored before ->data_head said h1, so the copy's loads see it whole.
+ *
+ * (A), the kernel's control dependency on ->data_tail, does not exist for
+ * an overwrite buffer: the kernel reads nothing the reader writes, and
+ * writes on over the bytes being copied.  So (D) pairs with no kernel
+ * barrier; it orders the reader's own loads: every byte of the copy is
+ * loaded before h2 is.  A record stored during the copy is then either
+ * published by h2 (the head moved down by h1 - h2) or reserved and not yet
+ * published, at most margin bytes below h2 (recsize_margin(): one record
+ * per nesting level).  Those writes land just below h1, which in a
+ * wrapped buffer is the top, oldest, end of the copy: ring_bwd_valid()
+ * distrusts its last h1 - h2 + margin bytes.
+ *
+ * That last step takes the writers' stores to become visible in program
+ * order across records, as on x86 (TSO): the kernel has no barrier between
+ * one record's ->data_head store and the next record's data stores.
+ */
 long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 		       bool pause, u64 head, struct bwd_snap *s)
 {
@@ -248,9 +277,9 @@ long ring_bwd_snapshot(struct ring *r, char *scratch, char *dst, size_t dstlen,
 		 * cut down: that would let a record being written through)
 		 */
 		margin = r->margin ? r->margin : recsize_margin(RECSIZE_MAX, 0);
-		h1 = tries || head == RING_HEAD_NOW ? ring_head(r) : head;
+		h1 = tries || head == RING_HEAD_NOW ? ring_head(r) : head;	/* (C) */
 		ring_copy_rotated(r->data, r->size, h1, scratch);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);			/* (D) */
 		h2 = ring_head(r);
 		valid = ring_bwd_valid(r->size, h1, h2, margin);
 		if (valid || h1 == 0 || tries >= 8)
