@@ -51,8 +51,9 @@ endif
 
 all: tools
 
+# the comment block at the top, whole
 help:
-	$(Q)sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
+	$(Q)sed -n '3,/^$$/s/^# \{0,1\}//p' Makefile
 
 deps:
 	$(Q)$(S)/deps.sh
@@ -138,14 +139,7 @@ qemu-bench: deps
 # make ab: two kernels, A and B, compared in instructions under QEMU -icount
 # (Documentation/benchmarks/perf_ring_ab.rst). The variables reach ab.sh
 # through the environment; ab.sh clears them before it builds anything.
-ab: export A := $(A)
-ab: export B := $(B)
-ab: export RUN := $(RUN)
-ab: export N := $(N)
-ab: export CONFIG := $(CONFIG)
-ab: export AB_BIN := $(AB_BIN)
-ab: export PER := $(PER)
-ab: export NAME := $(NAME)
+$(foreach v,A B RUN N CONFIG AB_BIN PER NAME,$(eval ab: export $(v) := $$($(v))))
 ab: deps tools-static
 	$(Q)$(S)/ab.sh
 
