@@ -18,6 +18,8 @@ import subprocess
 import sys
 from collections import Counter
 
+from bench_lib import mean, sd
+
 LINE = re.compile(r'^AB_(WARM|EMPTY|RUN) i=(\d+) rc=(-?\d+) ns=(\d+) irqs=(-?\d+) out=(\d+)')
 
 
@@ -40,17 +42,6 @@ def parse_log(path):
             elif line.startswith('AB_WARMOUT '):
                 runs.setdefault('out', []).append(line[len('AB_WARMOUT '):])
     return runs, release, notes
-
-
-def mean(xs):
-    return sum(xs) / len(xs)
-
-
-def sd(xs):
-    if len(xs) < 2:
-        return 0.0
-    m = mean(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
 def tolerance(value):
