@@ -293,13 +293,12 @@ static int sb_join(struct evlist *el, int fd, int *sb_fd, int cpu)
 	};
 	if (*sb_fd < 0) {
 		struct ring *rg = &el->sb_rings[el->nsb_rings];
-		int err = ring_map(rg, fd, SB_RING_BYTES, false);
+		int err = ring_map(rg, fd, SB_RING_BYTES, false, cpu);
 
 		if (err)
 			return fail_set(err, "mmap of the %u kB side-band buffer on cpu %d: %s%s",
 					SB_RING_BYTES >> 10, cpu, strerror(-err), err == -EPERM ?
 					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
-		rg->cpu = cpu;
 		*sb_fd = fd;
 		el->nsb_rings++;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *sb_fd)) {
@@ -321,12 +320,11 @@ static int trig_join(struct evlist *el, int fd, int e, int *trig_fd, int cpu)
 	};
 	if (*trig_fd < 0) {
 		struct ring *rg = &el->trig_rings[el->ntrig_rings];
-		int err = ring_map(rg, fd, TRIG_RING_BYTES, false);
+		int err = ring_map(rg, fd, TRIG_RING_BYTES, false, cpu);
 
 		if (err)
 			return fail_set(err, "--switch-output-event: mmap of its %u kB buffer on cpu %d: %s",
 					TRIG_RING_BYTES >> 10, cpu, strerror(-err));
-		rg->cpu = cpu;
 		*trig_fd = fd;
 		el->ntrig_rings++;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *trig_fd)) {
@@ -345,7 +343,7 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 	};
 	if (*ring_fd < 0) {
 		struct ring *rg = &el->rings[el->nrings];
-		int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite);
+		int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite, cpu);
 
 		if (err)
 			return fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
@@ -353,7 +351,6 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 					strerror(-err), err == -EPERM ?
 					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
 		el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		rg->cpu = cpu;
 		*ring_fd = fd;
 		el->nrings++;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *ring_fd)) {
@@ -416,7 +413,7 @@ static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
 	margin = recsize_margin(el->max_rec, el->sample_type);
 	el->margin = margin;
 	for (int i = 0; i < el->nrings; i++)
-		el->rings[i].margin = margin;
+		ring_set_margin(&el->rings[i], margin);
 	if (o->overwrite && o->verbose)
 		fprintf(stderr, "perf-ring record: records of up to %u bytes: snapshot margin %llu bytes\n",
 			el->max_rec, (unsigned long long)margin);

@@ -161,14 +161,15 @@ void hotplug_reopen_failed(struct hotplug *hp, int cpu, int err)
  * from then on (a warning, also with -q); the exit status stays 0, as the
  * file holds everything that was recorded.
  */
-void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings)
+void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings,
+		     const u64 *newest)
 {
 	for (int i = 0; i < nrings; i++) {
 		char back[64] = " and was still offline at the end", last[80] = "";
 		int cpu = rings[i].cpu;
 		const struct hp_cpu *st = &hp->cpu[cpu];
 		/* streaming: the newest record read from its buffer */
-		u64 last_time = st->last_time ?: rings[i].last_time;
+		u64 last_time = st->last_time ?: (newest ? newest[i] : 0);
 
 		if (!st->off_ns || (!hp->per_cpu && hp->quiet))
 			continue;

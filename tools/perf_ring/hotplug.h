@@ -49,7 +49,11 @@ int hotplug_next_back(struct hotplug *hp);
 /* Opening the events of a CPU that came back failed (-errno): for the summary. */
 void hotplug_reopen_failed(struct hotplug *hp, int cpu, int err);
 void hotplug_close(struct hotplug *hp);
-/* At the end: warn about the holes a CPU going offline left. */
-void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings);
+/*
+ * At the end: warn about the holes a CPU going offline left.  newest: per
+ * ring, the newest record time read from it (NULL: not read as it came).
+ */
+void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nrings,
+		     const u64 *newest);
 
 #endif

@@ -462,7 +462,7 @@ int cmd_record(int argc, char **argv)
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
 	inject_faults(FAULTS_OFF);
 	summary(&o, s, &out, &trig);
-	hotplug_summary(&hp, el.rings, el.nrings);
+	hotplug_summary(&hp, el.rings, el.nrings, s->ring_newest);
 	hotplug_close(&hp);
 	triggers_close(&trig);
 

@@ -14,6 +14,7 @@
  * part of the copy can still be trusted.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -24,7 +25,7 @@
 #include "recsize.h"
 #include "ring.h"
 
-int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
+int ring_map(struct ring *r, int fd, u64 data_size, bool backward, int cpu)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	int prot = PROT_READ | (backward ? 0 : PROT_WRITE);
@@ -33,6 +34,7 @@ int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
 	r->fd = fd;
 	r->size = data_size;
 	r->backward = backward;
+	r->cpu = cpu;
 	r->map_len = data_size + pg;
 	r->base = mmap(NULL, r->map_len, prot, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
@@ -42,6 +44,17 @@ int ring_map(struct ring *r, int fd, u64 data_size, bool backward)
 	r->pg = r->base;
 	r->data = (char *)r->base + pg;
 	return 0;
+}
+
+void ring_set_margin(struct ring *r, u64 margin)
+{
+	r->margin = margin;
+}
+
+void ring_revents(struct ring *r, short revents)
+{
+	if (revents & POLLHUP)
+		r->hup = true;
 }
 
 u64 ring_pow2_kb(u64 bytes)

@@ -12,9 +12,9 @@
 #include "util.h"
 
 /*
- * One mapping, set up by ring_map(); evlist.c, which maps it, sets its
- * cpu and margin.  Below them, what the readers note about the buffer.
- * The flight recorder's state between snapshots is in snapshot.h, what
+ * One mapping, written by ring.c alone.  What the readers keep about the
+ * records they read is theirs (the stream sink's lost and newest times),
+ * the flight recorder's state between snapshots is in snapshot.h, what
  * CPU hotplug did in hotplug.h.
  */
 struct ring {
@@ -30,10 +30,7 @@ struct ring {
 	 * the head (recsize_margin()); 0: not set, the largest a record can be
 	 */
 	u64 margin;
-	/* what the recorder keeps per buffer, beside the mapping */
 	int cpu;		/* the buffer's CPU */
-	u64 lost;		/* lost, as the LOST records read from it said */
-	u64 last_time;		/* newest record time read from it, any type */
 	/*
 	 * poll() said POLLHUP: every task its events followed has exited, so
 	 * nothing more will be written.  It is read as before, not polled:
@@ -43,7 +40,11 @@ struct ring {
 	bool hup;
 };
 
-int ring_map(struct ring *r, int fd, u64 data_size, bool backward);
+int ring_map(struct ring *r, int fd, u64 data_size, bool backward, int cpu);
+/* backward: the bytes that may be in flight below the head (recsize.h) */
+void ring_set_margin(struct ring *r, u64 margin);
+/* What poll() said of the ring's fd: POLLHUP marks it hung up (hup). */
+void ring_revents(struct ring *r, short revents);
 /* The smallest power of two KiB at least bytes. */
 u64 ring_pow2_kb(u64 bytes);
 void ring_unmap(struct ring *r);

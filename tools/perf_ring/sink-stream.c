@@ -20,6 +20,9 @@ struct stream {
 	struct pollfd *pfd;		/* the rings' and the triggers' */
 	int npfd;
 	u64 round_bytes;		/* cnt.bytes at the last FINISHED_ROUND */
+	/* per ring, of what was read from it */
+	u64 *lost;			/* lost, as its LOST records said */
+	u64 *newest;			/* the newest record time, any type */
 };
 
 /*
@@ -42,6 +45,7 @@ static u64 nr_sideband(const struct pf_counts *c)
 
 static int drain_ring(struct sink *s, int i, bool all)
 {
+	struct stream *st = (struct stream *)s;
 	struct ring *rg = &s->el->rings[i];
 	struct out_file *f = s->out;
 
@@ -70,9 +74,9 @@ static int drain_ring(struct sink *s, int i, bool all)
 			return -EBADMSG;
 		/* rare: a walk only when the chunk held some */
 		if (nr_sideband(&f->cnt) != sb)
-			sideband_scan(&((struct stream *)s)->sb, dst, n);
-		if (f->cnt.walk_newest > rg->last_time)
-			rg->last_time = f->cnt.walk_newest;
+			sideband_scan(&st->sb, dst, n);
+		if (f->cnt.walk_newest > st->newest[i])
+			st->newest[i] = f->cnt.walk_newest;
 	}
 }
 
@@ -81,7 +85,7 @@ static int read_one(struct sink *s, int i, bool all)
 	u64 lost = s->out->cnt.lost;
 	int err = drain_ring(s, i, all);
 
-	s->el->rings[i].lost += s->out->cnt.lost - lost;
+	((struct stream *)s)->lost[i] += s->out->cnt.lost - lost;
 	return err;
 }
 
@@ -131,8 +135,9 @@ static int read_round(struct stream *st, bool all)
  * written (the difference between the events' counts and the buffer's
  * LOST records), so perf and the summary count it.
  */
-static int emit_unreported_lost(struct sink *s)
+static int emit_unreported_lost(struct stream *st)
 {
+	struct sink *s = &st->s;
 	const struct evlist *el = s->el;
 	u32 idh = synth_id_hdr_size(el->sample_type);
 	u64 newest = 0;
@@ -144,8 +149,8 @@ static int emit_unreported_lost(struct sink *s)
 	 * perf would call the record out of order.
 	 */
 	for (int i = 0; i < el->nrings; i++)
-		if (el->rings[i].last_time > newest)
-			newest = el->rings[i].last_time;
+		if (st->newest[i] > newest)
+			newest = st->newest[i];
 
 	for (int i = 0; i < el->nrings; i++) {
 		struct {
@@ -161,12 +166,12 @@ static int emit_unreported_lost(struct sink *s)
 			return 0;	/* no PERF_FORMAT_LOST: the LOST records are all there is */
 		if (err)
 			return err;
-		if (!first || counted <= el->rings[i].lost)
+		if (!first || counted <= st->lost[i])
 			continue;
 		rec.h.type = PERF_RECORD_LOST;
 		rec.h.size = offsetof(typeof(rec), sid) + idh;
 		rec.id = first->id;
-		rec.lost = counted - el->rings[i].lost;
+		rec.lost = counted - st->lost[i];
 		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
 		if (el->sample_type & PERF_SAMPLE_TID) {
 			u32 pt[2] = { -1, -1 };
@@ -184,7 +189,7 @@ static int emit_unreported_lost(struct sink *s)
 		}
 		if (out_emit(s->out, &rec, rec.h.size))
 			return -EIO;
-		el->rings[i].lost = counted;
+		st->lost[i] = counted;
 	}
 	return 0;
 }
@@ -243,8 +248,7 @@ static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout
 	if (n < 0 && errno != EINTR)
 		return read_err(s, -errno);
 	for (int i = 0; n > 0 && i < nfd; i++)
-		if (st->pfd[i].revents & POLLHUP)
-			s->el->rings[i].hup = true;
+		ring_revents(&s->el->rings[i], st->pfd[i].revents);
 	for (int i = 0; i < ntfd; i++)
 		tfd[i].revents = n > 0 ? st->pfd[nfd + i].revents : 0;
 	return 0;
@@ -314,7 +318,7 @@ static void stream_finish(struct sink *s, bool keep)
 	if (keep && !sink_failed(s))
 		err = read_round((struct stream *)s, true);
 	if (keep && !err && !sink_failed(s))
-		err = emit_unreported_lost(s);
+		err = emit_unreported_lost((struct stream *)s);
 	if (err)
 		read_err(s, err);
 	out_close(s->out, 0, NULL);
@@ -323,9 +327,13 @@ static void stream_finish(struct sink *s, bool keep)
 
 static void stream_free(struct sink *s)
 {
-	sideband_free(&((struct stream *)s)->sb);
-	free(((struct stream *)s)->pfd);
-	free(s);
+	struct stream *st = (struct stream *)s;
+
+	sideband_free(&st->sb);
+	free(st->pfd);
+	free(st->lost);
+	free(st->newest);
+	free(st);
 }
 
 static const struct sink_ops stream_ops = {
@@ -345,8 +353,17 @@ struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
 
 	if (!st)
 		return NULL;
+	st->lost = calloc(el->nrings ?: 1, sizeof(*st->lost));
+	st->newest = calloc(el->nrings ?: 1, sizeof(*st->newest));
+	if (!st->lost || !st->newest) {
+		free(st->lost);
+		free(st->newest);
+		free(st);
+		return NULL;
+	}
 	st->s = (struct sink){
 		.ops = &stream_ops, .o = o, .el = el, .out = out, .synth = synth,
+		.ring_newest = st->newest,
 	};
 	sideband_init(&st->sb, el->sample_type, SIDEBAND_MAX);
 	return &st->s;

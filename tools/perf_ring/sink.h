@@ -54,6 +54,8 @@ struct sink {
 	u64 overwritten;
 	bool ow_estimated;		/* part of overwritten estimated from bytes */
 	u64 unique;			/* distinct samples over the snapshots */
+	/* per ring: the newest record time read from it; NULL: not read */
+	const u64 *ring_newest;
 };
 
 struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,

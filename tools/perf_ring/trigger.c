@@ -441,8 +441,7 @@ void triggers_revents(struct triggers *t, const struct pollfd *pfd, int n)
 	int k = t->ctl_fd >= 0 ? 1 : 0;
 
 	for (int i = 0; i < t->nev_rings && k < n; i++, k++)
-		if (pfd[k].revents & POLLHUP)
-			t->ev_rings[i].hup = true;
+		ring_revents(&t->ev_rings[i], pfd[k].revents);
 }
 
 
