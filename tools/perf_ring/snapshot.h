@@ -52,9 +52,11 @@ struct snap {
 	int nctr;
 	/*
 	 * Fixed-period samples over the run: made, as the counters say, and
-	 * new in the snapshots; what the counters said was missing at the
-	 * last snapshot (the deficit) is carried, so that a sample counted
-	 * late is not counted twice
+	 * new in the snapshots; and the shortfall (made less new) at the last
+	 * snapshot, the deficit.  A snapshot's interval is what the
+	 * shortfall grew by: a sample in the counters but not yet in a copy
+	 * counts as overwritten once, and takes itself off the next interval
+	 * when it shows up as new
 	 */
 	u64 exp_cum, new_cum, deficit;
 };
