@@ -34,9 +34,9 @@
 rounds=${PERF_RING_FAULT_ROUNDS:-4}
 dbg=/sys/kernel/debug
 d=$(mktemp -d) || exit 1
-n=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-notok() { n=$((n + 1)); echo "not ok $n $*"; }
+# ok, notok, kmsg_until, readable and reader: /lib/perf-ring-guest-lib.sh
+# (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
 
 attrs="failslab fail_page_alloc fail_usercopy"
 for a in $attrs; do
@@ -156,8 +156,6 @@ arm 0 0
 # runs (=running: the reading loop, the writer's io_uring and writes, the
 # snapshots, with 20 snapshot requests sent to the flight recorder).
 #
-# readable FILE and reader: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
-. /lib/perf-ring-guest-lib.sh
 
 # check_rec NAME FILE: the run ended by itself, or was killed by the kernel
 # for a signal frame it could not copy; a failure names what failed; every
@@ -341,12 +339,7 @@ if [ -x /usr/bin/perf-ring ]; then
 	# How long the kernel's log takes to read through /dev/kmsg, one
 	# record per read, as the guest test reads its hotplug marks.
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	echo "<6>perf_ring_faults log" > /dev/kmsg
-	k=$({ timeout 300 cat /dev/kmsg 2>/dev/null; } | {
-		awk '/perf_ring_faults log$/ { print NR; exit }'
-		exec 0<&-
-		echo "<6>perf_ring_faults log read" > /dev/kmsg
-	})
+	k=$(kmsg_until "perf_ring_faults log" '/perf_ring_faults log$/ { print NR; exit }')
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "# the kernel's log after it: ${k:-?} lines, read through /dev/kmsg in $(awk "BEGIN { print $t1 - $t0 }") s"
 	# Run again without faults, it must pass whole: what the faults did

@@ -12,10 +12,7 @@
 #
 # Prints TAP.
 d=$(mktemp -d) || exit 1
-n=0
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-notok() { n=$((n + 1)); echo "not ok $n $*"; }
-# readable FILE and reader: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+# ok, notok, readable and reader: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
 . /lib/perf-ring-guest-lib.sh
 
 echo "TAP version 13"

@@ -11,18 +11,8 @@
 # during and after, and perf-ring must say that the CPU went away.
 # Prints a TAP line per check (guest-init.sh nests them) and the plan at
 # the end; exit 0 when every check held.
-n=0
-fail=0
-check() { # check DESCRIPTION COMMAND...
-	desc=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $desc"; else echo "not ok $n $desc"; fail=1; fi
-}
-skip() { # skip DESCRIPTION REASON
-	n=$((n + 1))
-	echo "ok $n $1 # SKIP $2"
-}
+# check, skip and kmsg_until: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
 
 # The guest's tmpfs.
 d=/tmp
@@ -67,16 +57,12 @@ cpu1=/sys/devices/system/cpu/cpu1/online
 # run it holds megabytes of traces, more than a fixed read time covers.
 tag=$$ nmark=0
 mark() { echo "<6>perf_ring_mark $tag $1" > /dev/kmsg; }
-# kmsg_marks: "NAME NS" for each of this run's marks so far, in order.
-# It writes a new "endN" mark and reads /dev/kmsg up to it. Reading
-# /dev/kmsg waits at its end for more: once awk has seen endN it exits,
-# the pipe's last reader is closed, and one more record wakes cat into
-# SIGPIPE. The timeout only bounds a log that lost the mark.
+# kmsg_marks: "NAME NS" for each of this run's marks so far, in order,
+# up to a new "endN" mark.
 kmsg_marks() {
 	nmark=$((nmark + 1))
-	mark end$nmark
-	{ timeout 300 cat /dev/kmsg 2>/dev/null; } | {
-		awk -F';' -v p="perf_ring_mark $tag " -v e="end$nmark" '
+	kmsg_until "perf_ring_mark $tag end$nmark" \
+		-F';' -v p="perf_ring_mark $tag " -v e="end$nmark" '
 		index($2, p) == 1 {
 			k = substr($2, length(p) + 1)
 			if (k == e)
@@ -85,9 +71,6 @@ kmsg_marks() {
 			printf "%s %.0f\n", k, a[3] * 1000
 		}
 		END { if (k != e) print "# no mark " e " of run " p "read back from /dev/kmsg" > "/dev/stderr" }'
-		exec 0<&-
-		echo "<6>perf_ring_mark $tag read" > /dev/kmsg
-	}
 }
 # marks: set down, off and on (ns) from the latest marks of those names
 marks() {
