@@ -235,6 +235,13 @@ static int check_window(const struct rig *g, int i, u64 lo, u64 hi)
 			      (unsigned long long)g->res.field, (unsigned long long)(want))
 #define NONE (~0ULL)		/* an empty window: lo NONE, hi 0 */
 
+/* The window starts at record cut; buffer 0 keeps lo0..hi0, buffer 1 lo1..hi1. */
+static int check_cut(const struct rig *g, u64 cut, u64 lo0, u64 hi0, u64 lo1, u64 hi1)
+{
+	EQ(t_cut, seq_time(cut));
+	return check_window(g, 0, lo0, hi0) || check_window(g, 1, lo1, hi1) ? -1 : 0;
+}
+
 /*
  * Wrapped: buffer 0 takes 9 of each 10 samples and wraps; its 21 newest
  * go back to seq 76, so the window starts there, and buffer 1 (complete)
@@ -250,8 +257,7 @@ static int test_wrapped(void)
 	for (int s = 0; s < 100; s++)
 		sample(g, s % 10 == 9, s % 10 == 9);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(76));
-	if (check_window(g, 0, 76, 98) || check_window(g, 1, 79, 99))
+	if (check_cut(g, 76, 76, 98, 79, 99))
 		return -1;
 	EQ(new_exact, 24);
 	EQ(new_all, 24);
@@ -269,8 +275,7 @@ static int test_wrapped(void)
 	dropped(g, 0);
 	dropped(g, 0);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(82));
-	if (check_window(g, 0, 82, 104) || check_window(g, 1, 89, 99))
+	if (check_cut(g, 82, 82, 104, 89, 99))
 		return -1;
 	EQ(new_exact, 5);
 	EQ(written, 5 * S_SIZE);
@@ -299,8 +304,7 @@ static int test_torn(void)
 	for (int s = 0; s < 60; s++)
 		sample(g, s % 6 == 5, s % 6 == 5);
 	take(g, 0, 3, 0);
-	EQ(t_cut, seq_time(40));
-	if (check_window(g, 0, 40, 58) || check_window(g, 1, 41, 59))
+	if (check_cut(g, 40, 40, 58, 41, 59))
 		return -1;
 	EQ(new_exact, 20);
 	EQ(written, 60 * S_SIZE);
@@ -314,8 +318,7 @@ static int test_torn(void)
 	for (int s = 0; s < 40; s++)
 		sample(g, 0, 0);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(82));
-	if (check_window(g, 0, 82, 102) || check_window(g, 1, NONE, 0))
+	if (check_cut(g, 82, 82, 102, NONE, 0))
 		return -1;
 	EQ(new_exact, 21);
 	EQ(written, 43 * S_SIZE);
@@ -346,8 +349,7 @@ static int test_mixed(void)
 		sample(g, s % 8 == 7, s % 8 == 7 ? 2 : s % 2);
 	g->fd[0].count += PERIOD / 2;	/* counted, not yet a sample */
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(44));
-	if (check_window(g, 0, 44, 67) || check_window(g, 1, 47, 63))
+	if (check_cut(g, 44, 44, 67, 47, 63))
 		return -1;
 	EQ(new_exact, 12);	/* even 44..66 */
 	EQ(new_all, 24);	/* and 9 odd in buffer 0, 3 in buffer 1 */
@@ -374,8 +376,7 @@ static int test_cpu_offline(void)
 	for (int s = 0; s < 40; s++)
 		sample(g, s % 4 == 3, s % 4 == 3);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(12));
-	if (check_window(g, 0, 12, 38) || check_window(g, 1, 15, 39))
+	if (check_cut(g, 12, 12, 38, 15, 39))
 		return -1;
 	EQ(new_exact, 28);
 	EQ(interval, 12);
@@ -384,8 +385,7 @@ static int test_cpu_offline(void)
 	for (int s = 0; s < 30; s++)
 		sample(g, 0, 0);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(49));
-	if (check_window(g, 0, 49, 69) || check_window(g, 1, NONE, 0))
+	if (check_cut(g, 49, 49, 69, NONE, 0))
 		return -1;
 	EQ(new_exact, 21);
 	EQ(written, 30 * S_SIZE);
@@ -400,8 +400,7 @@ static int test_cpu_offline(void)
 	sample(g, 0, 0);
 	sample(g, 0, 0);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(51));
-	if (check_window(g, 0, 51, 73) || check_window(g, 1, 70, 71))
+	if (check_cut(g, 51, 51, 73, 70, 71))
 		return -1;
 	EQ(new_exact, 4);
 	EQ(written, 4 * S_SIZE);
@@ -435,8 +434,7 @@ static int test_side_band(void)
 			sample(g, 1, 1);
 	}
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(34));
-	if (check_window(g, 0, 34, 58) || check_window(g, 1, 29, 59))
+	if (check_cut(g, 34, 34, 58, 29, 59))
 		return -1;
 	EQ(new_exact, 21 + 2);
 	EQ(written, 50 * S_SIZE + 4 * SB_SIZE + 3 * U_SIZE + 3 * S_SIZE);
@@ -460,8 +458,7 @@ static int test_late_start(void)
 	for (int s = 0; s < 45; s++)
 		sample(g, s >= 40, s >= 40);
 	take(g, -1, 0, 0);
-	EQ(t_cut, seq_time(19));
-	if (check_window(g, 0, 19, 39) || check_window(g, 1, 40, 44))
+	if (check_cut(g, 19, 19, 39, 40, 44))
 		return -1;
 	EQ(new_exact, 26);
 	EQ(interval, 19);
