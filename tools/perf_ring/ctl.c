@@ -2,7 +2,8 @@
 /*
  * perf-ring ctl: a client for a running recorder's --control fifos.  It
  * sends one command, waits for the ack and prints what it says: for
- * "snapshot", the file that holds the snapshot.
+ * "snapshot", the file that holds the snapshot; for "status", the
+ * recorder's uptime and counts as KEY=VALUE fields.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +21,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: perf-ring ctl [-t SECONDS] CTL[,ACK] COMMAND\n"
 		   "  CTL, ACK   the fifos given to perf-ring record --control=fifo:CTL,ACK\n"
-		   "  COMMAND    enable, disable, snapshot, stop or ping\n"
+		   "  COMMAND    enable, disable, snapshot, stop, ping or status\n"
 		   "  -t         how long to wait for the ack (default 30 s)\n"
-		   "Prints the snapshot's file for 'snapshot'; exits 1 on an error reply or\n"
-		   "when no ack came in time.\n");
+		   "Prints the snapshot's file for 'snapshot', the recorder's uptime and counts\n"
+		   "for 'status'; exits 1 on an error reply or when no ack came in time.\n");
 }
 
 static int open_fifo(const char *path, int flags)
@@ -97,7 +98,7 @@ int cmd_ctl(int argc, char **argv)
 	char *fifos, *ack, line[4200], drain[256];
 	int timeout_ms = 30000, a = 1, cfd, afd = -1;
 	enum req_kind kind;
-	bool ping;
+	bool ping, status;
 	long v;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -116,9 +117,9 @@ int cmd_ctl(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (ctl_parse(argv[a + 1], &kind, &ping)) {
-		fprintf(stderr, "perf-ring ctl: unknown command '%s' (enable, disable, snapshot, stop, ping)\n",
-			argv[a + 1]);
+	if (ctl_parse(argv[a + 1], &kind, &ping, &status)) {
+		fprintf(stderr, "perf-ring ctl: unknown command '%s' (enable, disable, snapshot, stop, "
+			"ping, status)\n", argv[a + 1]);
 		return 1;
 	}
 	fifos = strdup(argv[a]);
@@ -127,6 +128,10 @@ int cmd_ctl(int argc, char **argv)
 	ack = strchr(fifos, ',');
 	if (ack)
 		*ack++ = '\0';
+	if (status && !ack) {
+		fprintf(stderr, "perf-ring ctl: status: the answer comes on the ack fifo: give CTL,ACK\n");
+		return 1;
+	}
 	if (ack) {
 		afd = open_fifo(ack, O_RDONLY);
 		if (afd < 0)

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "bpfsyms.h"
@@ -70,9 +71,31 @@ static void summary(const struct record_opts *o, const struct sink *s,
 	if (tr->merged || tr->dropped || tr->bad_cmds)
 		fprintf(stderr, "perf-ring record: requests: %llu served, %llu merged into others "
 			"(--snapshot-min-interval, or one pending), %llu dropped, %llu bad "
-			"control commands\n", (unsigned long long)tr->switches,
+			"control commands%s\n", (unsigned long long)tr->switches,
 			(unsigned long long)tr->merged, (unsigned long long)tr->dropped,
-			(unsigned long long)tr->bad_cmds);
+			(unsigned long long)tr->bad_cmds, tr->unsaid ? " (not all shown: at most one "
+			"error a second without an ack fd)" : "");
+}
+
+/*
+ * "status" on the control fd: the counts of the summary so far.  Bytes on
+ * disk are those of the files --switch-max-files keeps, else all written.
+ */
+static void ctl_status(void *ctx, struct ctl_status *st)
+{
+	const struct sink *s = ctx;
+	const struct out_file *out = s->out;
+	struct stat sb;
+
+	st->files = out->tot.nfiles;
+	st->bytes = out->nkept ? 0 : out->tot.out;
+	for (int i = 0; i < out->nkept; i++)
+		if (!stat(out->kept[i], &sb))
+			st->bytes += sb.st_size;
+	st->lost = s->el->lost_fmt ? s->lost : out->tot.lost;
+	st->snapshots = s->snapshots;
+	st->overwritten = s->overwritten;
+	st->ow_estimated = s->ow_estimated;
 }
 
 static void synth_existing(const struct record_opts *o, const struct evlist *el,
@@ -399,6 +422,8 @@ int cmd_record(int argc, char **argv)
 		err = -ENOMEM;
 		goto out_early;
 	}
+	trig.status = ctl_status;
+	trig.status_ctx = s;
 
 	/*
 	 * This thread, the reader, is scheduled ahead of the rest (prio.c):

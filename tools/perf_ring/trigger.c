@@ -123,6 +123,7 @@ int triggers_init(struct triggers *t, const struct record_opts *o)
 
 	memset(t, 0, sizeof(*t));
 	t->ctl_fd = t->ack_fd = -1;
+	t->start_ns = now_ns();
 	t->on_signal = o->switch_signal;
 	t->time_ns = o->switch_time_ms * 1000000ULL;
 	t->next_time = t->time_ns ? now_ns() + t->time_ns : 0;
@@ -151,10 +152,26 @@ static void ack(struct triggers *t, const char *fmt, ...)
 	if (n > (int)sizeof(buf) - 2)
 		n = sizeof(buf) - 2;
 	buf[n++] = '\n';
-	/* no ack fd: say it where the user can see it */
+	/*
+	 * No ack fd: say an error where the user can see it, but at most once
+	 * a second, so that a flood of bad lines cannot flood the log; the
+	 * rest are counted, and said with the next one and in the summary.
+	 */
 	if (t->ack_fd < 0) {
-		if (!strncmp(buf, "error", 5))
-			fprintf(stderr, "perf-ring record: --control: %.*s", n, buf);
+		u64 now = now_ns();
+
+		if (strncmp(buf, "error", 5))
+			return;
+		if (t->said_ns && now - t->said_ns < 1000000000ULL) {
+			t->unsaid++;
+			return;
+		}
+		if (t->unsaid)
+			fprintf(stderr, "perf-ring record: --control: %llu more errors not shown "
+				"(at most one a second)\n", (unsigned long long)t->unsaid);
+		fprintf(stderr, "perf-ring record: --control: %.*s", n, buf);
+		t->said_ns = now;
+		t->unsaid = 0;
 		return;
 	}
 	/* a full ack pipe (nobody reads it) must not hold the recording up */
@@ -210,14 +227,16 @@ void triggers_enable_at(struct triggers *t, long ms)
 	t->q[t->nq - 1].due = now_ns() + ms * 1000000ULL;
 }
 
-int ctl_parse(const char *line, enum req_kind *kind, bool *ping)
+int ctl_parse(const char *line, enum req_kind *kind, bool *ping, bool *status)
 {
 	static const struct { const char *word; enum req_kind kind; } cmds[] = {
 		{ "enable", REQ_ENABLE }, { "disable", REQ_DISABLE },
 		{ "snapshot", REQ_SWITCH }, { "stop", REQ_STOP },
 	};
 
-	*ping = !strcmp(line, "ping");
+	*ping = !strcmp(line, "ping") || !strcmp(line, "status");
+	if (status)
+		*status = !strcmp(line, "status");
 	if (*ping)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
@@ -229,10 +248,37 @@ int ctl_parse(const char *line, enum req_kind *kind, bool *ping)
 	return -EINVAL;
 }
 
+/*
+ * "status": one line of KEY=VALUE fields, the last file last (a path may
+ * hold spaces).  The counts are those of the files finished so far.
+ */
+static void status_ack(struct triggers *t)
+{
+	struct ctl_status st = { 0 };
+	u64 now = now_ns();
+	char ow[48] = "", last[64] = "last_trigger=none";
+
+	if (t->status)
+		t->status(t->status_ctx, &st);
+	if (st.snapshots)
+		snprintf(ow, sizeof(ow), " overwritten=%s%llu", st.ow_estimated ? "~" : "",
+			 (unsigned long long)st.overwritten);
+	if (t->switches)
+		snprintf(last, sizeof(last), "last_trigger=%s last_trigger_age_s=%llu",
+			 t->last_from ? t->last_from : "?",
+			 (unsigned long long)((now - t->last_switch_ns) / 1000000000ULL));
+	ack(t, "ack uptime_s=%llu %s=%llu bytes=%llu lost=%llu%s bad_commands=%llu %s%s%s",
+	    (unsigned long long)((now - t->start_ns) / 1000000000ULL),
+	    st.snapshots ? "snapshots" : "files", (unsigned long long)st.files,
+	    (unsigned long long)st.bytes, (unsigned long long)st.lost, ow,
+	    (unsigned long long)t->bad_cmds, last, t->switches ? " last_file=" : "",
+	    t->switches ? t->last_path : "");
+}
+
 static void control_line(struct triggers *t, char *line)
 {
 	enum req_kind kind;
-	bool ping;
+	bool ping, status;
 	size_t n = strlen(line);
 
 	while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
@@ -241,13 +287,17 @@ static void control_line(struct triggers *t, char *line)
 		line++;
 	if (!*line)
 		return;		/* an empty line asks for nothing */
-	if (ctl_parse(line, &kind, &ping)) {
+	if (ctl_parse(line, &kind, &ping, &status)) {
 		t->bad_cmds++;
 		for (char *c = line; *c; c++)
 			if (*c < 0x20 || *c > 0x7e)
 				*c = '?';
-		ack(t, "error: unknown command '%.64s' (enable, disable, snapshot, stop, ping)",
-		    line);
+		ack(t, "error: unknown command '%.64s' (enable, disable, snapshot, stop, ping, "
+		    "status)", line);
+		return;
+	}
+	if (status) {
+		status_ack(t);
 		return;
 	}
 	if (ping) {
@@ -395,6 +445,7 @@ void triggers_done(struct triggers *t, const struct req *r, int err, const char 
 		t->switches++;
 		t->last_switch_ns = now_ns();
 		t->size_queued = false;
+		t->last_from = r->from;
 		snprintf(t->last_path, sizeof(t->last_path), "%s", path ? path : "");
 	}
 	for (int i = 0; i < r->acks; i++) {

@@ -10,7 +10,9 @@
  *   size                    switch once the sink's progress reaches
  *                           --switch-output=SIZE
  *   control fd or fifo      enable, disable, snapshot (a switch), stop,
- *                           ping; each is acknowledged on the ack fd
+ *                           ping, status; each is acknowledged on the ack
+ *                           fd.  Without an ack fd, a bad command is said
+ *                           on stderr at most once a second, and counted.
  *   event                   switch when --switch-output-event's event
  *                           writes a sample into its own buffers: read
  *                           here, at once, with no signal in between
@@ -45,6 +47,20 @@ struct req {
 
 #define REQ_QUEUE 32
 
+/*
+ * What "status" answers besides what the triggers know themselves (their
+ * start, the last switch): the record loop fills it when asked
+ * (triggers.status), so that triggers know nothing of files or buffers.
+ */
+struct ctl_status {
+	u64 files;		/* files (snapshots) finished */
+	u64 bytes;		/* bytes of them on disk */
+	u64 lost;		/* records the kernel dropped */
+	u64 overwritten;	/* flight recorder: records overwritten */
+	bool snapshots;		/* files are snapshots; overwritten is counted */
+	bool ow_estimated;	/* part of overwritten estimated from bytes */
+};
+
 struct triggers {
 	struct req q[REQ_QUEUE];
 	int nq;
@@ -56,6 +72,12 @@ struct triggers {
 	u64 delay_ns, min_interval_ns;
 	u64 last_switch_ns;	/* when the last switch was served */
 	char last_path[4096];	/* and the file it finished */
+	const char *last_from;	/* and the source that asked for it */
+	u64 start_ns;		/* triggers_init(): for the uptime */
+	void (*status)(void *ctx, struct ctl_status *st);	/* NULL: none */
+	void *status_ctx;
+	u64 said_ns;		/* no ack fd: when an error was last said */
+	u64 unsaid;		/* ... and the errors not said since */
 	int ctl_fd, ack_fd;	/* control: -1 when none */
 	bool ctl_fifo;		/* opened here (closed at the end) */
 	char line[256];		/* a partial command */
@@ -101,7 +123,11 @@ bool triggers_child_exited(void);
 /* -D: enable the events ms from now. */
 void triggers_enable_at(struct triggers *t, long ms);
 
-/* Parse one control command into *kind; -EINVAL if it is not one. */
-int ctl_parse(const char *line, enum req_kind *kind, bool *ping);
+/*
+ * Parse one control command into *kind; -EINVAL if it is not one.  *ping
+ * (and *status) are set for the commands the triggers answer themselves;
+ * status may be NULL (then "status" is a ping).
+ */
+int ctl_parse(const char *line, enum req_kind *kind, bool *ping, bool *status);
 
 #endif
