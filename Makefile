@@ -20,6 +20,8 @@
 #                                with CPU 1 going offline and back
 #   make fuzz [FUZZ_SECONDS=600]
 #   make install [PREFIX=/usr/local]  perf-ring and its manual pages
+#   make deb                     the Debian package into build/deb/ (lintian)
+#   make deb-check               the package on a booted Debian 12 in QEMU
 
 KERNEL ?= post
 TARGETS ?= perf_ring
@@ -47,7 +49,7 @@ endif
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
-	ab ab-test
+	ab ab-test deb deb-check
 
 all: tools
 
@@ -108,6 +110,14 @@ tools-privileges: deps
 # PREFIX (default /usr/local; DESTDIR is honoured)
 install: deps
 	$(Q)$(MAKE) -C tools/perf_ring install
+
+# DEB=1: deps.sh adds what packaging needs (debhelper, lintian; mmdebstrap)
+deb deb-check: export DEB := 1
+deb: deps
+	$(Q)$(S)/deb.sh
+
+deb-check: deb
+	$(Q)$(S)/deb-check.sh
 
 series: deps
 	$(Q)$(S)/series.sh $(WORKTREE)

@@ -14,6 +14,9 @@ pkgs=(
 	clang libclang-rt-14-dev
 	gcc-multilib python3-ply python3-git
 )
+# make deb, make deb-check: the packaging tools, and what builds the guest
+[ "${DEB:-}" != 1 ] || pkgs+=(debhelper dpkg-dev fakeroot lintian mmdebstrap e2fsprogs
+	libbpf-dev libelf-dev zlib1g-dev)
 
 # installed PKG: the package is installed, for this machine's architecture
 # when it has one (an i386 copy beside it must not hide a missing one).

@@ -97,7 +97,7 @@ void record_usage(FILE *f)
 "      --switch-max-files N  keep the newest N files, delete older ones\n"
 "      --timestamp-filename  name the first file by time too (switched files are)\n"
 "      --control fifo:CTL[,ACK] | fd:CTL[,ACK]\n"
-"                            commands: enable, disable, snapshot, stop, ping;\n"
+"                            commands: enable, disable, snapshot, stop, ping, status;\n"
 "                            each gets 'ack' (snapshot: 'ack FILE') or\n"
 "                            'error: ...' on ACK\n"
 "      --snapshot-delay MS   serve a switch or snapshot request MS ms later\n"
