@@ -54,6 +54,13 @@ struct gone {
 	u64 t;
 };
 
+/* one exited pid: its bytes in the store, and whether they go */
+struct victim {
+	u32 pid;
+	bool drop;
+	size_t bytes;
+};
+
 static int by_time(const void *a, const void *b)
 {
 	const struct gone *x = a, *y = b;
@@ -61,62 +68,105 @@ static int by_time(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-/* Is pid among the first n of g (the ones to drop)? */
-static bool dropping(const struct gone *g, size_t n, u32 pid)
+static int by_pid(const void *a, const void *b)
 {
-	for (size_t i = 0; i < n; i++)
-		if (g[i].pid == pid)
-			return true;
-	return false;
+	const struct victim *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* the entry of pid among the n sorted by pid, or NULL */
+static struct victim *victim_of(struct sideband *sb, struct victim *v, size_t n, u32 pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		sb->work++;
+		if (v[mid].pid == pid)
+			return &v[mid];
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 /*
  * Make room: down to 3/4 of the bound, first by dropping every record of
  * the processes that exited longest ago, then the oldest records.
+ *
+ * Three passes over the records, each looking a record's pid up in the
+ * exited pids sorted by pid: O(records x log exited).  The bytes of each
+ * exited pid are summed in one pass, so choosing how many to drop is a
+ * walk of the exits in time order, not a pass per exit.
  */
 static void compact(struct sideband *sb)
 {
-	size_t target = sb->max / 4 * 3, len = sb->log.len, ng = 0, cut = 0, pos;
+	size_t target = sb->max / 4 * 3, len = sb->log.len, ng = 0, cap = 0, nv = 0, pos;
 	struct gone *g = NULL;
+	struct victim *v = NULL, *x;
 	char *p = sb->log.p, *w;
 
 	for (pos = 0; pos < len;) {
 		struct perf_event_header h;
 
 		memcpy(&h, p + pos, sizeof(h));
+		sb->work++;
 		if (is_process_exit(p + pos)) {
-			struct gone *ng_ = realloc(g, (ng + 1) * sizeof(*g));
+			if (ng == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct gone *n = realloc(g, nc * sizeof(*g));
 
-			if (!ng_)
-				break;
-			g = ng_;
+				if (!n)
+					break;	/* fewer candidates: the oldest records go instead */
+				g = n;
+				cap = nc;
+			}
 			g[ng++] = (struct gone){ rec_pid(p + pos), record_time(p + pos, sb->sample_type) };
 		}
 		pos += h.size;
 	}
 	if (ng)
-		qsort(g, ng, sizeof(*g), by_time);
-	/* how many of the exited to drop: sum their bytes until enough */
-	for (size_t n = 1; n <= ng && len > target; n++) {
-		size_t freed = 0;
-
-		for (pos = 0; pos < sb->log.len;) {
+		v = malloc(ng * sizeof(*v));
+	if (v) {
+		/* the distinct exited pids, sorted */
+		for (size_t i = 0; i < ng; i++)
+			v[i] = (struct victim){ .pid = g[i].pid };
+		qsort(v, ng, sizeof(*v), by_pid);
+		for (size_t i = 0; i < ng; i++)
+			if (!nv || v[nv - 1].pid != v[i].pid)
+				v[nv++] = v[i];
+		for (pos = 0; pos < len;) {
 			struct perf_event_header h;
 
 			memcpy(&h, p + pos, sizeof(h));
-			if (rec_pid(p + pos) == g[n - 1].pid)
-				freed += h.size;
+			sb->work++;
+			x = victim_of(sb, v, nv, rec_pid(p + pos));
+			if (x)
+				x->bytes += h.size;
 			pos += h.size;
 		}
-		len -= freed;
-		cut = n;
+		/* the exited go, longest ago first, until enough */
+		qsort(g, ng, sizeof(*g), by_time);
+		for (size_t i = 0; i < ng && len > target; i++) {
+			x = victim_of(sb, v, nv, g[i].pid);
+			if (!x->drop) {
+				x->drop = true;
+				len -= x->bytes;
+			}
+		}
 	}
 	w = p;
 	for (pos = 0; pos < sb->log.len;) {
 		struct perf_event_header h;
 
 		memcpy(&h, p + pos, sizeof(h));
-		if (dropping(g, cut, rec_pid(p + pos))) {
+		sb->work++;
+		x = victim_of(sb, v, nv, rec_pid(p + pos));
+		if (x && x->drop) {
 			sb->dropped++;
 		} else if (len > target) {
 			len -= h.size;	/* still too big: the oldest go */
@@ -128,6 +178,7 @@ static void compact(struct sideband *sb)
 		pos += h.size;
 	}
 	sb->log.len = w - p;
+	free(v);
 	free(g);
 }
 

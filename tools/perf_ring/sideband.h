@@ -22,6 +22,7 @@ struct sideband {
 	u64 sample_type;
 	size_t max;
 	u64 added, dropped;	/* records */
+	u64 work;		/* records visited and pids compared by compaction */
 };
 
 void sideband_init(struct sideband *sb, u64 sample_type, size_t max);

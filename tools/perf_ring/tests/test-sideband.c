@@ -105,10 +105,76 @@ static int test_oldest_go_when_none_exited(void)
 	return 0;
 }
 
+/*
+ * One compaction of a full store of n exited processes (COMM, MMAP2,
+ * EXIT each): its work (records visited, pids compared) and, in *gone,
+ * how many of the oldest exited processes went.
+ */
+static int compaction_work(u32 n, u64 *work, u32 *gone)
+{
+	struct sideband sb;
+	char buf[512];
+	size_t one = rec(buf, PERF_RECORD_COMM, 0, 0, 0, 24) +
+		     rec(buf, PERF_RECORD_MMAP2, 0, 0, 0, 96) +
+		     rec(buf, PERF_RECORD_EXIT, 0, 0, 0, 24);
+	size_t m;
+	u64 t = 1;
+
+	sideband_init(&sb, ST, n * one);
+	for (u32 pid = 1000; pid < 1000 + n; pid++) {
+		m = rec(buf, PERF_RECORD_COMM, pid, pid, t++, 24);
+		m += rec(buf + m, PERF_RECORD_MMAP2, pid, pid, t++, 96);
+		m += rec(buf + m, PERF_RECORD_EXIT, pid, pid, t++, 24);
+		sideband_scan(&sb, buf, m);
+	}
+	CHECK(sb.dropped == 0 && sb.work == 0, "compacted before full (%llu dropped)",
+	      (unsigned long long)sb.dropped);
+	m = rec(buf, PERF_RECORD_COMM, 1, 1, t++, 24);
+	sideband_scan(&sb, buf, m);
+	CHECK(sb.log.len <= sb.max / 4 * 3 + m, "store at %zu after compaction, bound %zu",
+	      sb.log.len, sb.max);
+	/* the oldest went, whole processes, and the newest stayed */
+	*gone = sb.dropped / 3;
+	CHECK(sb.dropped % 3 == 0, "%llu records dropped: a process went in part",
+	      (unsigned long long)sb.dropped);
+	CHECK(*gone > 0 && *gone < n, "%u of %u exited processes went", *gone, n);
+	CHECK(pids_in(&sb, 1000 + *gone - 1) == 0, "pid %u, among the oldest, stayed",
+	      1000 + *gone - 1);
+	CHECK(pids_in(&sb, 1000 + *gone) == 3, "pid %u went, but not among the oldest",
+	      1000 + *gone);
+	CHECK(pids_in(&sb, 1000 + n - 1) == 3, "the newest exited process went");
+	*work = sb.work;
+	sideband_free(&sb);
+	return 0;
+}
+
+/*
+ * The store's default bound holds about 20,000 exited processes.  A
+ * compaction that looked each dropped pid up among all records (records x
+ * dropped) does 100 times the work at 10 times the size; a linear or
+ * log-linear one, about 10 to 15 times.
+ */
+static int test_compaction_scales(void)
+{
+	u64 w1, w10;
+	u32 g1, g10;
+
+	if (compaction_work(2000, &w1, &g1) || compaction_work(20000, &w10, &g10))
+		return -1;
+	printf("# compaction: 2000 processes: %llu steps, %u went; 20000: %llu steps, %u went;"
+	       " ratio %.2f\n", (unsigned long long)w1, g1, (unsigned long long)w10, g10,
+	       (double)w10 / w1);
+	CHECK(w10 < 20 * w1, "compaction work grows %.1fx for 10x the processes",
+	      (double)w10 / w1);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("the store keeps COMM, MMAP2, EXIT and nothing else", test_keeps_sideband_only);
 	tap_run("full: the processes that exited longest ago go first", test_exited_go_first);
 	tap_run("full with no exited process: the oldest records go", test_oldest_go_when_none_exited);
+	tap_run("compaction at 20,000 exited processes: log-linear work",
+		test_compaction_scales);
 	return tap_done();
 }
