@@ -15,6 +15,7 @@
 #include "events.h"
 #include "evlist.h"
 #include "fail.h"
+#include "memlimit.h"
 #include "recsize.h"
 #include "synth.h"
 
@@ -298,7 +299,7 @@ static int sb_join(struct evlist *el, int fd, int *sb_fd, int cpu)
 		if (err)
 			return fail_set(err, "mmap of the %u kB side-band buffer on cpu %d: %s%s",
 					SB_RING_BYTES >> 10, cpu, strerror(-err), err == -EPERM ?
-					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+					scale_mlock_hint() : "");
 		*sb_fd = fd;
 		el->nsb_rings++;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *sb_fd)) {
@@ -349,7 +350,7 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 			return fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
 					(unsigned long long)o->mmap_bytes >> 10, cpu,
 					strerror(-err), err == -EPERM ?
-					" (see /proc/sys/kernel/perf_event_mlock_kb)" : "");
+					scale_mlock_hint() : "");
 		el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
 		*ring_fd = fd;
 		el->nrings++;
@@ -430,7 +431,16 @@ static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
 int evlist_open(struct evlist *el, const struct record_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev, err0;
+	struct scale_need sn = {
+		.ncpu = el->ncpu, .nthr = el->nthr, .nev = el->nev, .nsynth = o->synth_threads,
+		.nrings = el->ncpu, .ring_bytes = o->mmap_bytes,
+		.nsb = el->sb_ev >= 0 ? el->ncpu : 0, .sb_bytes = SB_RING_BYTES,
+		.ntrig = el->trig_nr ? el->ncpu : 0, .trig_bytes = TRIG_RING_BYTES,
+	};
 
+	err0 = scale_check(&sn, o->verbose);	/* memlimit.h: the limits at scale */
+	if (err0)
+		return err0;
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(el->ncpu, sizeof(*el->rings));
 	el->pfd = calloc(el->ncpu + 1, sizeof(*el->pfd));	/* + a trigger's fd */

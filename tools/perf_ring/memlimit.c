@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 
 #include "fail.h"
@@ -318,4 +323,223 @@ const char *memlimit_describe(void)
 		 ml.v2 ? "memory.max" : "memory.limit_in_bytes", (unsigned long long)max,
 		 b_cur, b_room);
 	return ml.desc;
+}
+
+/* ---- the limits at scale (memlimit.h) ---- */
+
+static long read_long(const char *path, long dflt)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return dflt;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return dflt;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* this process's open file descriptors, or -1 */
+static long count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/* this process's mappings, or -1 */
+static long count_maps(void)
+{
+	char buf[65536];
+	long n = 0;
+	ssize_t r;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	return n;
+}
+
+static u64 rlim_u64(rlim_t v)
+{
+	return v == RLIM_INFINITY ? UINT64_MAX : (u64)v;
+}
+
+int scale_sys_read(struct scale_sys *s)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct c[2] = { 0 };
+	struct rlimit r;
+
+	memset(s, 0, sizeof(*s));
+	s->page = sysconf(_SC_PAGESIZE);
+	s->open_fds = count_fds();
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return -errno;
+	s->nofile_cur = rlim_u64(r.rlim_cur);
+	s->nofile_max = rlim_u64(r.rlim_max);
+	s->nr_open = read_long("/proc/sys/fs/nr_open", 1 << 20);
+	if (!syscall(SYS_capget, &h, c)) {
+		s->sys_resource = c[CAP_SYS_RESOURCE / 32].effective & (1u << (CAP_SYS_RESOURCE % 32));
+		s->ipc_lock = c[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32));
+	}
+	s->paranoid = read_long("/proc/sys/kernel/perf_event_paranoid", 2);
+	s->mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	s->online_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (getrlimit(RLIMIT_MEMLOCK, &r))
+		return -errno;
+	s->memlock_cur = rlim_u64(r.rlim_cur);
+	s->maps_now = count_maps();
+	s->max_map_count = read_long("/proc/sys/vm/max_map_count", 65530);
+	return 0;
+}
+
+int scale_fds(const struct scale_sys *s, const struct scale_need *n, u64 *want,
+	      char *buf, size_t len)
+{
+	u64 events = (u64)n->ncpu * n->nthr * n->nev;
+	int reserve = SCALE_FD_RESERVE + SCALE_FD_PER_SYNTH * (n->nsynth > 0 ? n->nsynth : 1);
+
+	*want = events + (s->open_fds > 0 ? s->open_fds : 0) + reserve;
+	if (*want <= s->nofile_cur)
+		return 0;
+	if (*want <= s->nofile_max)
+		return 1;
+	if (s->sys_resource && *want <= s->nr_open)
+		return 2;
+	snprintf(buf, len, "%d event%s x %d CPU%s x %d thread%s need %llu file descriptors "
+		 "(%llu for the events, %ld open now, %d for the output and synthesis); RLIMIT_NOFILE "
+		 "allows "
+		 "%llu (hard limit%s): raise it (ulimit -n %llu, prlimit --nofile=%llu, "
+		 "LimitNOFILE= for a service), or record fewer CPUs (-C), threads or events",
+		 n->nev, n->nev > 1 ? "s" : "", n->ncpu, n->ncpu > 1 ? "s" : "",
+		 n->nthr, n->nthr > 1 ? "s" : "", (unsigned long long)*want,
+		 (unsigned long long)events, s->open_fds, reserve,
+		 (unsigned long long)s->nofile_max,
+		 s->sys_resource ? "; above fs.nr_open, the most it can be raised to" :
+				   "; raising it needs CAP_SYS_RESOURCE",
+		 (unsigned long long)*want, (unsigned long long)*want);
+	return -EMFILE;
+}
+
+/* bytes a buffer locks: its pages and the control page */
+static u64 locked(const struct scale_sys *s, u64 bytes)
+{
+	return bytes + s->page;
+}
+
+int scale_mlock(const struct scale_sys *s, const struct scale_need *n, char *buf, size_t len)
+{
+	u64 side = n->nsb * locked(s, n->sb_bytes) + n->ntrig * locked(s, n->trig_bytes);
+	u64 need = n->nrings * locked(s, n->ring_bytes) + side;
+	u64 user = s->mlock_kb * 1024 * (u64)(s->online_cpus > 0 ? s->online_cpus : 1);
+	u64 allowed, fit = 0;
+	char hint[96];
+
+	if (s->ipc_lock || s->paranoid <= -1 || s->memlock_cur == UINT64_MAX)
+		return 0;
+	allowed = user + s->memlock_cur;
+	if (need <= allowed)
+		return 0;
+	/* the largest -m that fits: a power of two pages */
+	if (n->nrings && allowed > side && (allowed - side) / n->nrings > (u64)s->page) {
+		u64 per = (allowed - side) / n->nrings - s->page;
+
+		for (fit = s->page; fit * 2 <= per; fit *= 2)
+			;
+		if (fit > per)
+			fit = 0;
+	}
+	if (fit)
+		snprintf(hint, sizeof(hint), "-m %lluK fits if no other recording of the user "
+			 "locks buffers", (unsigned long long)fit >> 10);
+	else
+		snprintf(hint, sizeof(hint), "no -m fits: record fewer CPUs (-C)");
+	snprintf(buf, len, "the ring buffers need %llu kB locked: %d x (%llu kB, -m, + %ld kB)%s; "
+		 "without CAP_IPC_LOCK, at perf_event_paranoid %d, the kernel allows "
+		 "perf_event_mlock_kb (%llu kB) x %d online CPUs = %llu kB per user, and "
+		 "RLIMIT_MEMLOCK (%llu kB) more per process: %s, or raise "
+		 "/proc/sys/kernel/perf_event_mlock_kb or RLIMIT_MEMLOCK (ulimit -l)",
+		 (unsigned long long)need >> 10, n->nrings,
+		 (unsigned long long)n->ring_bytes >> 10, s->page >> 10,
+		 side ? " and the side-band and trigger buffers" : "", s->paranoid,
+		 (unsigned long long)s->mlock_kb, s->online_cpus, (unsigned long long)user >> 10,
+		 (unsigned long long)s->memlock_cur >> 10, hint);
+	return -EPERM;
+}
+
+int scale_maps(const struct scale_sys *s, const struct scale_need *n, char *buf, size_t len)
+{
+	long need = n->nrings + n->nsb + n->ntrig;
+	long now = s->maps_now > 0 ? s->maps_now : 0;
+
+	if (now + need + SCALE_MAP_RESERVE <= s->max_map_count)
+		return 0;
+	snprintf(buf, len, "%ld ring buffers need %ld mappings beside the %ld in use and %d for "
+		 "libraries and files; vm.max_map_count is %ld: raise it (sysctl "
+		 "vm.max_map_count=%ld) or record fewer CPUs (-C)", need, need, now,
+		 SCALE_MAP_RESERVE, s->max_map_count, now + need + SCALE_MAP_RESERVE);
+	return -ENOMEM;
+}
+
+int scale_check(const struct scale_need *n, bool verbose)
+{
+	struct scale_sys s;
+	char msg[768];
+	u64 want;
+	int err = scale_sys_read(&s);
+
+	if (err)
+		return fail_set(err, "reading the resource limits: %s", strerror(-err));
+	err = scale_fds(&s, n, &want, msg, sizeof(msg));
+	if (err < 0)
+		return fail_set(err, "%s", msg);
+	if (err) {
+		struct rlimit r = { .rlim_cur = s.nofile_max, .rlim_max = s.nofile_max };
+
+		if (err == 2)
+			r.rlim_cur = r.rlim_max = want;
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			return fail_set(-errno, "raising RLIMIT_NOFILE to %llu for %llu file "
+					"descriptors: %s", (unsigned long long)r.rlim_cur,
+					(unsigned long long)want, strerror(errno));
+		if (verbose)
+			fprintf(stderr, "perf-ring record: RLIMIT_NOFILE raised from %llu to %llu "
+				"(%llu file descriptors needed)\n",
+				(unsigned long long)s.nofile_cur, (unsigned long long)r.rlim_cur,
+				(unsigned long long)want);
+	}
+	err = scale_mlock(&s, n, msg, sizeof(msg));
+	if (!err)
+		err = scale_maps(&s, n, msg, sizeof(msg));
+	return err ? fail_set(err, "%s", msg) : 0;
+}
+
+const char *scale_mlock_hint(void)
+{
+	static char buf[320];
+	struct rlimit r = { 0 };
+
+	getrlimit(RLIMIT_MEMLOCK, &r);
+	snprintf(buf, sizeof(buf), " (without CAP_IPC_LOCK: perf_event_mlock_kb %ld kB x %ld "
+		 "online CPUs per user, shared with the user's other recordings, and "
+		 "RLIMIT_MEMLOCK %llu kB per process; see LIMITS AT SCALE in "
+		 "perf-ring-record(1))", read_long("/proc/sys/kernel/perf_event_mlock_kb", 516),
+		 sysconf(_SC_NPROCESSORS_ONLN), (unsigned long long)rlim_u64(r.rlim_cur) >> 10);
+	return buf;
 }

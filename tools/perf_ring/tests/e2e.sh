@@ -744,4 +744,7 @@ fi
 # under a memory cgroup's limit: a message, never the OOM killer
 . "$HERE/e2e-memlimit.sh"
 
+# the limits at scale: RLIMIT_NOFILE, RLIMIT_MEMLOCK, each with a message
+. "$HERE/e2e-limits.sh"
+
 finish
