@@ -45,7 +45,7 @@ Q := @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps base kernel initramfs qemu-check kselftest kselftest-user \
+.PHONY: all deps bench-scale base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
@@ -142,6 +142,12 @@ series-check: deps
 
 bench: deps tools
 	$(Q)$(S)/bench.sh
+
+# the scale benchmarks on the host, in instructions (callgrind): about
+# 2 min for the side-band store, 2 min for the threads, 1 min for -z1
+bench-scale: deps tools
+	$(Q)cd $(S) && nice python3 bench_scale_sideband.py && nice python3 bench_scale_threads.py && \
+		nice python3 bench_scale_zstd.py
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh
