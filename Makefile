@@ -45,7 +45,7 @@ Q := @
 MAKEFLAGS += --no-print-directory
 endif
 
-.PHONY: all deps bench-scale base kernel initramfs qemu-check kselftest kselftest-user \
+.PHONY: all deps bench-scale soak-scale base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
@@ -148,6 +148,11 @@ bench: deps tools
 bench-scale: deps tools
 	$(Q)cd $(S) && nice python3 bench_scale_sideband.py && nice python3 bench_scale_threads.py && \
 		nice python3 bench_scale_zstd.py
+
+# the duration dimension: two recordings of SECONDS (default 3600) each,
+# wall clock on the host; not part of make check
+soak-scale: deps tools
+	$(Q)cd $(S) && python3 soak_scale.py $(or $(SECONDS),3600)
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh
