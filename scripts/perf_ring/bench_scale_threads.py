@@ -43,6 +43,14 @@ descriptors here, above this machine's hard RLIMIT_NOFILE (20,000, less
 what valgrind keeps), which root cannot raise in this container.
 perf-ring says so before it opens anything (the message in the table).
 """
+NOTE2 = """
+-a: with no extra threads the system has fewer than 400, and perf-ring
+lists them from /proc; from 400 it switches to the BPF task iterator
+(synth.c, SYNTH_ITER_MIN_THREADS), whose fixed cost (the pass over the
+kernel's BTF, loading the program) is in the %s-thread row.  It is paid
+once: from %s to %s threads perf-ring adds %s instructions a thread,
+perf %s.
+"""
 
 
 def holder(n):
@@ -167,6 +175,11 @@ plot "< grep '^a ' %s" using 2:3 with linespoints title "perf-ring -a", \\
     text += "\n![plot](scale-threads.png)\n\n## Goals\n\n"
     text += B.md_table(["goal", "figure", "verdict"], goals, ["---", "---:", "---"])
     text += NOTE
+    if None not in [res[(t, "-a", n)][0] for t in ("perf-ring", "perf") for n in SIZES]:
+        lo, hi = [n for n in SIZES if n][0], SIZES[-1]
+        slope = ["{:,.0f}".format((res[(t, "-a", hi)][0] - res[(t, "-a", lo)][0]) / (hi - lo))
+                 for t in ("perf-ring", "perf")]
+        text += NOTE2 % ("{:,}".format(lo), "{:,}".format(lo), "{:,}".format(hi), slope[0], slope[1])
     path = os.path.join(B.ROOT, "bench", "results", "scale-threads.md")
     with open(path, "w") as f:
         f.write(text)
