@@ -175,6 +175,7 @@ plot "%s" using 1:2 with linespoints title "perf-ring -B", \\
     text += "\n![plot](scale-dsos.png)\n\n## Goals\n\n"
     text += B.md_table(["goal", "figure", "verdict"], goals, ["---", "---:", "---"])
     path = os.path.join(B.ROOT, "bench", "results", "scale-dsos.md")
+    # what the committed run showed, and why: see the note at the end of the file
     with open(path, "w") as f:
         f.write(text)
     shutil.rmtree(libdir, ignore_errors=True)
