@@ -25,6 +25,9 @@ struct dso_bid {
 struct bidset {
 	struct dso_bid *v;
 	int n, cap;
+	int *slot;		/* index by name: v's index + 1, 0 empty; nslot a power of 2 */
+	int nslot;
+	unsigned long compares;	/* names compared by bidset_find(), for the tests */
 };
 
 /*

@@ -174,6 +174,46 @@ static int test_cache(void)
 	return 0;
 }
 
+/* names compared to add n DSOs (each twice, as output.c does) and find each */
+static unsigned long set_compares(int n)
+{
+	struct bidset s = { 0 };
+	char name[64];
+	unsigned long c;
+
+	for (int i = 0; i < 2 * n; i++) {
+		snprintf(name, sizeof(name), "/usr/lib/scale/libdso%d.so", i % n);
+		if (!bidset_add(&s, name, NULL, 0, false))
+			return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "/usr/lib/scale/libdso%d.so", i);
+		if (!bidset_find(&s, name) || strcmp(bidset_find(&s, name)->name, name))
+			return 0;
+	}
+	snprintf(name, sizeof(name), "/usr/lib/scale/libdso%d.so", n);
+	if (s.n != n || bidset_find(&s, name))
+		return 0;
+	c = s.compares;
+	bidset_free(&s);
+	return c;
+}
+
+/*
+ * 20,000 DSOs: a list searched by name compares D x D / 2 names, 100 times
+ * more at 10 times the DSOs; the index, about 10 times.
+ */
+static int test_many_dsos(void)
+{
+	unsigned long c1 = set_compares(2000), c10 = set_compares(20000);
+
+	CHECK(c1 && c10, "a DSO was lost, found twice or found when absent");
+	printf("# 2000 DSOs: %lu names compared; 20000: %lu; ratio %.2f\n", c1, c10,
+	       (double)c10 / c1);
+	CHECK(c10 < 20 * c1, "names compared grow %.1fx for 10x the DSOs", (double)c10 / c1);
+	return 0;
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -189,6 +229,7 @@ int main(void)
 	tap_run("code DSOs from MMAP2 records, the kernel's build-ids kept", test_scan);
 	tap_run("HEADER_BUILD_ID records as perf writes them", test_section);
 	tap_run("the build-id cache as perf record fills it", test_cache);
+	tap_run("20,000 DSOs: names compared grow linearly", test_many_dsos);
 	r = tap_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd))
