@@ -144,8 +144,7 @@ bench: deps tools
 	$(Q)$(S)/bench.sh
 
 # the scale benchmarks on the host, in instructions (callgrind): about
-# 2 min for the side-band store, 2 min for the threads, 1 min for -z1,
-# and the DSOs (see README for its time)
+# 11 min (README)
 bench-scale: deps tools
 	$(Q)cd $(S) && nice python3 bench_scale_sideband.py && nice python3 bench_scale_threads.py && \
 		nice python3 bench_scale_zstd.py && nice python3 bench_scale_dsos.py
