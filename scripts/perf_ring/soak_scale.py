@@ -65,8 +65,14 @@ def one(name, args, workload):
         try:
             p.wait(timeout=120)
         except subprocess.TimeoutExpired:
+            pass
+        # the workload's background loop outlives perf-ring: end the whole
+        # group perf-ring leads (start_new_session), which is ours
+        try:
             os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+        except ProcessLookupError:
+            pass
+        p.wait()
     err.seek(0)
     text = err.read()
     err.close()
