@@ -93,9 +93,13 @@ static int partial_aside(const char *tmp)
 		return fail_set(-errno, "'%s' is left over from an earlier recording and cannot be "
 				"moved aside: %s; recover it with 'perf-ring report --recover -i %s -o OUT' "
 				"or remove it", tmp, strerror(errno), tmp);
-	fprintf(stderr, "perf-ring record: '%s' was left over from an earlier recording: moved to "
-		"'%s'%s\n", tmp, aside, S_ISREG(st.st_mode) ?
-		" ('perf-ring report --recover -i FILE -o OUT' makes a file perf reads)" : "");
+	if (S_ISREG(st.st_mode))
+		fprintf(stderr, "perf-ring record: '%s' was left over from an earlier recording: "
+			"moved to '%s' ('perf-ring report --recover -i %s -o OUT' makes a file "
+			"perf reads)\n", tmp, aside, aside);
+	else
+		fprintf(stderr, "perf-ring record: '%s' is %s, not a snapshot: moved to '%s'\n",
+			tmp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file", aside);
 	return 0;
 }
 
