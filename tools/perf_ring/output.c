@@ -49,13 +49,11 @@ static int keep_old(const char *path, bool check)
 	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
 		return 0;
 	snprintf(old, sizeof(old), "%s.old", path);
-	if (check) {
-		/* rename() cannot put a file in place of a directory */
-		if (!lstat(old, &st) && S_ISDIR(st.st_mode))
-			return fail_set(-EISDIR, "Can't move data: %s (%s to %s)",
-					strerror(EISDIR), path, old);
+	/* perf removes an old perf.data directory; a directory is not removed here */
+	if (!lstat(old, &st) && S_ISDIR(st.st_mode))
+		return fail_set(-EISDIR, "Can't remove old data: %s (%s)", strerror(EISDIR), old);
+	if (check)
 		return 0;
-	}
 	if (rename(path, old))
 		return fail_set(-errno, "Can't move data: %s (%s to %s)", strerror(errno), path, old);
 	return 0;

@@ -471,7 +471,7 @@ case_old_dir() {
 	rec od.err record -e cpu-clock -o root/od.data -- true
 	if [ "$(md5sum <root/od.data)" != "$sum" ]; then
 		nok "$what: the previous recording is kept" "exit $RC, overwritten: $(head -c 200 od.err)"
-	elif [ "$RC" = 0 ] || ! grep -q "Can't move data" od.err; then
+	elif [ "$RC" = 0 ] || ! grep -qE "Can't (remove old|move) data" od.err; then
 		nok "$what: the recording stops with perf's message" "exit $RC: $(head -c 200 od.err)"
 	else
 		ok "$what: stops with perf's message, the previous recording kept ($(head -c 120 od.err))"
