@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,8 +52,8 @@ int safefile__createat(struct safefile *sf, int dir, const char *name, mode_t mo
 		unsigned char r[6];
 
 		if (getrandom(r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
-			/* no entropy yet: time and pid differ enough with O_EXCL retries */
-			unsigned long v = (unsigned long)getpid() * 2654435761u + tries;
+			/* no entropy yet: O_EXCL makes a taken name only a retry */
+			uint64_t v = (uint64_t)getpid() * 2654435761u + tries;
 
 			memcpy(r, &v, sizeof(r));
 		}
