@@ -101,7 +101,7 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		err = -EINVAL;
 		goto out;
 	}
-	err = safefile__create(&sf, out, 0600);
+	err = safefile__create_out(&sf, out, 0600);
 	if (err) {
 		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
 		goto out;

@@ -284,7 +284,7 @@ static int decompress_to(struct rep *r, const char *out)
 		free(evs);
 		return -EINVAL;
 	}
-	err = safefile__create(&sf, out, 0600);
+	err = safefile__create_out(&sf, out, 0600);
 	if (err) {
 		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
 		free(evs);

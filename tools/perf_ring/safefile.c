@@ -97,6 +97,36 @@ int safefile__create(struct safefile *sf, const char *path, mode_t mode)
 	return err;
 }
 
+int safefile__create_out(struct safefile *sf, const char *path, mode_t mode)
+{
+	struct stat st;
+	int fd;
+
+	sf->fd = sf->dir = -1;
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+		return safefile__create(sf, path, mode);
+	}
+	if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && st.st_uid != geteuid()))
+		return safefile__create(sf, path, mode);
+	if (!S_ISLNK(st.st_mode) && !S_ISCHR(st.st_mode))
+		return -EEXIST;
+	/* O_NONBLOCK: what the link leads to may have become a fifo */
+	fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENXIO ? -EEXIST : -errno;
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    (S_ISREG(st.st_mode) && ftruncate(fd, 0)) || fcntl(fd, F_SETFL, 0)) {
+		close(fd);
+		return -EEXIST;
+	}
+	sf->fd = fd;
+	sf->tmp[0] = 0;
+	snprintf(sf->name, sizeof(sf->name), "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	return 0;
+}
+
 int safefile__commit(struct safefile *sf, bool noreplace)
 {
 	int err = 0;
@@ -104,6 +134,8 @@ int safefile__commit(struct safefile *sf, bool noreplace)
 	if (sf->fd >= 0 && close(sf->fd))
 		err = -errno;
 	sf->fd = -1;
+	if (sf->dir < 0)
+		return err;	/* written in place */
 	if (!err && renameat2(sf->dir, sf->tmp, sf->dir, sf->name, noreplace ? RENAME_NOREPLACE : 0))
 		err = -errno;
 	if (err)

@@ -24,7 +24,7 @@
 #include <sys/types.h>
 
 struct safefile {
-	int dir;			/* the directory of the name */
+	int dir;			/* the directory of the name (-1: written in place) */
 	int fd;				/* the new file, open for writing */
 	char name[NAME_MAX + 1];	/* its name in dir */
 	char tmp[NAME_MAX + 1];		/* the unique name it is written under */
@@ -45,6 +45,16 @@ int safefile__createat(struct safefile *sf, int dir, const char *name, mode_t mo
 int safefile__commit(struct safefile *sf, bool noreplace);
 /* Close and remove the temporary file. */
 void safefile__abort(struct safefile *sf);
+/*
+ * An output a user names (report --decompress -o, --recover -o):
+ * safefile__create() when path is free, a regular file, or a link another
+ * user planted (replaced, not followed).  A link of the caller's own
+ * (/proc/self/fd/N) and a character device (/dev/null) are written
+ * through, in place: only root makes devices, and the caller its own
+ * links.  Anything else (a fifo, a directory) is -EEXIST.  Commit and
+ * abort as after safefile__create().
+ */
+int safefile__create_out(struct safefile *sf, const char *path, mode_t mode);
 
 /*
  * path opened for writing, empty: created with O_EXCL|O_NOFOLLOW, else

@@ -144,6 +144,33 @@ static int test_same(void)
 	return 0;
 }
 
+/* create_out: /dev/null and a link of our own are written through; a fifo is refused */
+static int test_create_out(void)
+{
+	char p[PATH_MAX + 32], q[PATH_MAX + 32];
+	struct safefile sf;
+	struct stat st;
+
+	CHECK(!safefile__create_out(&sf, "/dev/null", 0600), "/dev/null");
+	CHECK(sf.dir == -1 && write(sf.fd, "x", 1) == 1, "in place");
+	CHECK(!safefile__commit(&sf, false), "commit");
+	CHECK(!stat("/dev/null", &st) && S_ISCHR(st.st_mode), "/dev/null is still a device");
+	name(p, sizeof(p), "co-target");
+	CHECK(!put(p, "old data"), "put");
+	name(q, sizeof(q), "co-own-link");
+	CHECK(!symlink(p, q), "symlink");
+	CHECK(!safefile__create_out(&sf, q, 0600), "a link of ours");
+	CHECK(write(sf.fd, "new", 3) == 3, "write");
+	CHECK(!safefile__commit(&sf, false), "commit");
+	CHECK(!lstat(q, &st) && S_ISLNK(st.st_mode), "the link is kept");
+	CHECK(!stat(p, &st) && st.st_size == 3, "written through, truncated: %lld bytes",
+	      (long long)st.st_size);
+	name(p, sizeof(p), "co-fifo");
+	CHECK(!mkfifo(p, 0666), "mkfifo");
+	CHECK(safefile__create_out(&sf, p, 0600) == -EEXIST, "a fifo");
+	return 0;
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -167,6 +194,8 @@ int main(void)
 		test_open_refuses);
 	tap_run("open: only a regular file of ours with one name is reused, truncated",
 		test_open_reuse);
+	tap_run("create_out: /dev/null and our own link written through, a fifo refused",
+		test_create_out);
 	tap_run("same: the file behind a name and its hard links, by st_dev/st_ino", test_same);
 	r = tap_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
