@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -173,7 +174,7 @@ static int test_create_out(void)
 
 int main(void)
 {
-	char cmd[PATH_MAX + 16];
+	char cmd[PATH_MAX + 16], abs_[PATH_MAX];
 	int r;
 
 	tap_tmpname(tmp, sizeof(tmp), "safefile");
@@ -181,6 +182,12 @@ int main(void)
 		perror(tmp);
 		return 1;
 	}
+	/* absolute: the links made below name their targets by it */
+	if (!realpath(tmp, abs_)) {
+		perror(tmp);
+		return 1;
+	}
+	memcpy(tmp, abs_, sizeof(tmp));
 	snprintf(victim, sizeof(victim), "%s/victim", tmp);
 	if (put(victim, VICTIM_TEXT)) {
 		perror(victim);
