@@ -9,7 +9,7 @@
 #   make qemu-check KERNEL=pre|post|upstream
 #   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
 #   make series / series-check / series-sizes / series-disasm   the series
-#   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
+#   make tools / tools-test / tools-e2e / tools-asan / tools-privileges / tools-security
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
 #   make ab A=... B=... RUN='cmd' [N=10] [CONFIG=frag] [AB_BIN=path] [PER=n]
 #                                A/B of two kernels in instructions, with a
@@ -47,7 +47,7 @@ endif
 
 .PHONY: all deps bench-scale soak-scale base kernel initramfs qemu-check kselftest kselftest-user \
 	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
-	tools-privileges series series-check series-sizes series-disasm \
+	tools-privileges tools-security series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test deb deb-check
 
@@ -105,6 +105,9 @@ tools-asan: deps
 
 tools-privileges: deps
 	$(Q)$(MAKE) -C tools/perf_ring privileges
+
+tools-security: deps
+	$(Q)$(MAKE) -C tools/perf_ring security
 
 # perf-ring and man pages perf-ring-record(1), perf-ring-report(1) under
 # PREFIX (default /usr/local; DESTDIR is honoured)

@@ -19,6 +19,7 @@ steps=(
 	"kselftest on the host kernel under ASan and UBSan, as root|make kselftest-asan TARGETS=perf_ring"
 	"recorder end to end against perf|make tools-e2e"
 	"recorder as nobody (perf_event_paranoid=2, 1, -1), also under ASan/UBSan|make tools-privileges"
+	"recorder safe as root on a shared host (planted links, fifos, the cache)|make tools-security"
 	"fuzz: perf.data reader, 60 s and the regression inputs|make fuzz-smoke"
 	"soak: flight recorder, 30 s, snapshots every 100 ms|make soak-host SOAK_SECONDS=30"
 	"benchmarks, quick run|make bench QUICK=1"

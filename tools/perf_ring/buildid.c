@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "buildid.h"
+#include "safefile.h"
 
 #define NAME_ALIGN 64
 #define HOST_KERNEL_ID ((u32)-1)
@@ -50,43 +51,53 @@ int buildid_from_notes(const char *buf, size_t len, u8 *id, u8 *size)
 	return -ENOENT;
 }
 
+#define NOTES_MAX (1 << 20)	/* a PT_NOTE segment read is at most this long */
+
+int buildid_from_fd(int fd, u8 *id, u8 *size)
+{
+	Elf64_Ehdr eh;
+	struct stat st;
+	int err = -ENOENT;
+
+	/* pread, not mmap: a file cut short meanwhile is an error, not SIGBUS */
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(eh) ||
+	    pread_full(fd, &eh, sizeof(eh), 0))
+		return -ENOEXEC;
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phoff + (u64)eh.e_phnum * sizeof(Elf64_Phdr) > (u64)st.st_size)
+		return -ENOEXEC;
+	for (int i = 0; i < eh.e_phnum && err == -ENOENT; i++) {
+		Elf64_Phdr ph;
+		char *buf;
+
+		if (pread_full(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)))
+			return -ENOEXEC;
+		if (ph.p_type != PT_NOTE || ph.p_filesz > NOTES_MAX ||
+		    ph.p_offset > (u64)st.st_size || ph.p_filesz > (u64)st.st_size - ph.p_offset)
+			continue;
+		buf = malloc(ph.p_filesz ? ph.p_filesz : 1);
+		if (!buf)
+			return -ENOMEM;
+		if (!pread_full(fd, buf, ph.p_filesz, ph.p_offset) &&
+		    !buildid_from_notes(buf, ph.p_filesz, id, size))
+			err = 0;
+		free(buf);
+	}
+	return err;
+}
+
 int buildid_from_elf(const char *path, u8 *id, u8 *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
-	struct stat st;
-	const char *m;
-	const Elf64_Ehdr *eh;
+	/* O_NONBLOCK: a fifo at a library's path does not block the open */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = buildid_from_fd(fd, id, size);
 	close(fd);
-	if (m == MAP_FAILED)
-		return -errno;
-	eh = (const Elf64_Ehdr *)m;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff + (u64)eh->e_phnum * sizeof(Elf64_Phdr) > (u64)st.st_size) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	for (int i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		memcpy(&ph, m + eh->e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type != PT_NOTE || ph.p_offset + ph.p_filesz > (u64)st.st_size)
-			continue;
-		if (!buildid_from_notes(m + ph.p_offset, ph.p_filesz, id, size)) {
-			err = 0;
-			break;
-		}
-	}
-out:
-	munmap((void *)m, st.st_size);
 	return err;
 }
 
@@ -282,59 +293,162 @@ int buildid_cache_dir(char *buf, size_t len)
 	return 0;
 }
 
-static int mkdir_p(char *path)
+/*
+ * The directory rel (relative, '/'-separated) below the directory open
+ * at root, made where missing, opened without following a link on the
+ * way: a link planted in the cache (another user's HOME) cannot send
+ * the files elsewhere.  fd or -errno.
+ */
+static int dir_below(int root, const char *rel)
 {
-	for (char *s = path + 1; *s; s++) {
+	char part[PATH_MAX];
+	int fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0)
+		return -errno;
+	while (*rel) {
+		size_t n = strcspn(rel, "/");
+		int next;
+
+		if (n >= sizeof(part)) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, rel, n);
+		part[n] = 0;
+		rel += n;
+		rel += strspn(rel, "/");
+		if (!n || !strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			close(fd);
+			return -EINVAL;
+		}
+		if (mkdirat(fd, part, 0755) && errno != EEXIST) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+	}
+	return fd;
+}
+
+/* The cache directory itself, made if missing, as perf takes it (links followed). */
+static int cache_root(const char *dir)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1; *s; s++) {
 		if (*s != '/')
 			continue;
 		*s = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*s = '/';
+		if (mkdir(p, 0755) && errno != EEXIST)
 			return -errno;
-		}
 		*s = '/';
 	}
-	if (mkdir(path, 0755) && errno != EEXIST)
+	if (mkdir(p, 0755) && errno != EEXIST)
 		return -errno;
-	return 0;
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
-static int copy_file(const char *from, const char *to, mode_t mode)
+/*
+ * Copy at most max bytes (0: to the end) of in to name in dir, under a
+ * unique temporary name renamed into place.
+ */
+static int copy_fd(int in, u64 max, int dir, const char *name, mode_t mode)
 {
-	char buf[65536], tmp[PATH_MAX + 8];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
-	ssize_t n;
+	char buf[65536];
+	struct safefile sf;
+	u64 done = 0;
+	ssize_t n = 0;
+	int err = safefile__createat(&sf, dir, name, mode);
 
-	if (in < 0)
-		return -errno;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", to);
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (out < 0) {
-		err = -errno;
-		close(in);
+	if (err)
 		return err;
+	while (!err && (!max || done < max)) {
+		size_t want = max && max - done < sizeof(buf) ? max - done : sizeof(buf);
+
+		n = pread(in, buf, want, done);
+		if (n <= 0)
+			break;
+		err = write_full(sf.fd, buf, n);
+		done += n;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0 && !err)
-		err = write_full(out, buf, n);
 	if (n < 0 && !err)
 		err = -errno;
-	close(in);
-	if (close(out) && !err)
+	if (err) {
+		safefile__abort(&sf);
+		return err;
+	}
+	return safefile__commit(&sf, false);
+}
+
+/*
+ * The file at name as the cache keeps it: only a regular file, opened
+ * without following a link or blocking (a fifo, a device), whose own
+ * build-id note is the one the mapping had; a hard link to that very
+ * file, else a copy bounded by its size.
+ */
+static int cache_dso(const char *name, const struct dso_bid *d, int dir)
+{
+	char self[64];
+	struct safefile sf;
+	u8 id[BUILD_ID_MAX], size = 0;
+	struct stat st;
+	int in, err;
+
+	in = open(name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (in < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(in, &st)) {
 		err = -errno;
-	if (!err && rename(tmp, to))
-		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = buildid_from_fd(in, id, &size);
+	if (!err && (size != d->size || memcmp(id, d->id, size)))
+		err = -ESTALE;	/* rebuilt or replaced since it was mapped */
 	if (err)
-		unlink(tmp);
+		goto out;
+	/* the file checked, linked by its descriptor: not whatever the name now holds */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", in);
+	err = safefile__createat(&sf, dir, "elf", st.st_mode & 0777);
+	if (!err) {
+		/* the unique name, taken again by a link to the file checked */
+		close(sf.fd);
+		sf.fd = -1;
+		if (!unlinkat(sf.dir, sf.tmp, 0) &&
+		    !linkat(AT_FDCWD, self, sf.dir, sf.tmp, AT_SYMLINK_FOLLOW)) {
+			err = safefile__commit(&sf, false);
+			goto out;
+		}
+		safefile__abort(&sf);
+	}
+	err = copy_fd(in, st.st_size, dir, "elf", st.st_mode & 0777);
+out:
+	close(in);
 	return err;
 }
 
 int buildid_cache_add(const char *dir, const struct dso_bid *d)
 {
-	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX], file[PATH_MAX + 16], link_[PATH_MAX];
+	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX], link_[PATH_MAX];
 	char target[PATH_MAX + 64], real[PATH_MAX];
 	const char *name = d->name;
-	struct stat st;
-	int err;
+	int root, fd, err;
 
 	if (!d->size)
 		return -ENOENT;
@@ -346,31 +460,44 @@ int buildid_cache_add(const char *dir, const struct dso_bid *d)
 		name = real;
 	}
 	/* DIR/NAME/HEX: NAME is absolute for files, [kernel.kallsyms] else */
-	if (snprintf(path, sizeof(path), "%s%s%s/%s", dir, d->kernel ? "/" : "", name, hex) >=
-	    (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", name, hex) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	err = mkdir_p(path);
-	if (err)
+	root = cache_root(dir);
+	if (root < 0)
+		return root;
+	fd = dir_below(root, path);
+	if (fd < 0) {
+		close(root);
+		return fd;
+	}
+	err = 0;
+	if (faccessat(fd, d->kernel ? "kallsyms" : "elf", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		if (d->kernel) {
+			int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+
+			err = in < 0 ? -errno : copy_fd(in, 0, fd, "kallsyms", 0644);
+			if (in >= 0)
+				close(in);
+		} else {
+			err = cache_dso(name, d, fd);
+		}
+	}
+	close(fd);
+	if (err) {
+		close(root);
 		return err;
-	snprintf(file, sizeof(file), "%s/%s", path, d->kernel ? "kallsyms" : "elf");
-	if (access(file, F_OK)) {
-		if (d->kernel)
-			err = copy_file("/proc/kallsyms", file, 0644);
-		else if (link(name, file) && errno != EEXIST)
-			err = stat(name, &st) ? -errno : copy_file(name, file, st.st_mode & 0777);
-		if (err)
-			return err;
 	}
 	/* DIR/.build-id/HE/X... -> ../../NAME/HEX */
-	snprintf(link_, sizeof(link_), "%s/.build-id/%.2s", dir, hex);
-	err = mkdir_p(link_);
-	if (err)
-		return err;
-	snprintf(link_ + strlen(link_), sizeof(link_) - strlen(link_), "/%s", hex + 2);
+	snprintf(link_, sizeof(link_), ".build-id/%.2s", hex);
+	fd = dir_below(root, link_);
+	close(root);
+	if (fd < 0)
+		return fd;
 	if (snprintf(target, sizeof(target), "../..%s%s/%s", d->kernel ? "/" : "", name, hex) >=
 	    (int)sizeof(target))
-		return -ENAMETOOLONG;
-	if (symlink(target, link_) && errno != EEXIST)
-		return -errno;
-	return 0;
+		err = -ENAMETOOLONG;
+	else if (symlinkat(target, fd, hex + 2) && errno != EEXIST)
+		err = -errno;
+	close(fd);
+	return err;
 }

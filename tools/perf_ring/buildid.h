@@ -37,6 +37,8 @@ struct bidset {
 int buildid_from_notes(const char *buf, size_t len, u8 *id, u8 *size);
 /* The build-id of an ELF file (64-bit, native byte order).  0 or -errno. */
 int buildid_from_elf(const char *path, u8 *id, u8 *size);
+/* The same, of the file open at fd: a regular file only (-ENOEXEC else). */
+int buildid_from_fd(int fd, u8 *id, u8 *size);
 /* The running kernel's, from /sys/kernel/notes. */
 int buildid_kernel(u8 *id, u8 *size);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
@@ -70,12 +71,58 @@ static bool user_only_fallback(struct pf_event *ev, int err)
  * tracepoint samples paranoid=-1 (EPERM) unless the tracepoint is one any
  * user may record in their own tasks (the syscall tracepoints).
  */
+/*
+ * A task the caller may not trace: the kernel refuses perf_event_open()
+ * on it (EACCES) whatever perf_event_paranoid says, unless the caller has
+ * CAP_PERFMON (ptrace_may_access(), PTRACE_MODE_READ_REALCREDS: the same
+ * real, effective and saved uid, and a dumpable task).  As perf's
+ * evsel__open_strerror(), name that cause rather than the paranoid level.
+ */
+static bool task_denied_msg(const struct pf_event *ev, int err, pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[256];
+	unsigned int uid[3];
+	bool found = false;
+	struct stat st;
+	FILE *f;
+
+	if (pid <= 0 || geteuid() == 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Uid: %u %u %u", &uid[0], &uid[1], &uid[2]) == 3;
+	fclose(f);
+	if (!found)
+		return false;
+	if (uid[0] != getuid() || uid[1] != getuid() || uid[2] != getuid()) {
+		snprintf(buf, len, "%.64s: %s: task %d runs as uid %u, not as you (uid %u): recording "
+			 "another user's process needs permission to trace it (CAP_PERFMON or "
+			 "CAP_SYS_PTRACE, or root), whatever perf_event_paranoid says",
+			 ev->name, strerror(err), (int)pid, uid[1], getuid());
+		return true;
+	}
+	/* a task that is not dumpable has its /proc directory owned by root */
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (!stat(path, &st) && st.st_uid != getuid()) {
+		snprintf(buf, len, "%.64s: %s: task %d is not dumpable (a set-user-ID program, or "
+			 "prctl(PR_SET_DUMPABLE, 0)): recording it needs CAP_PERFMON or "
+			 "CAP_SYS_PTRACE, or root", ev->name, strerror(err), (int)pid);
+		return true;
+	}
+	return false;
+}
+
 static void open_denied_msg(const struct pf_event *ev, int err, pid_t pid,
 			    char *buf, size_t len)
 {
 	int p = paranoid_level();
 	const char *need;
 
+	if (err == EACCES && task_denied_msg(ev, err, pid, buf, len))
+		return;
 	if (ev->attr.type == PERF_TYPE_TRACEPOINT && err == EPERM)
 		need = pid == -1 ?
 			"raw tracepoint samples from every task (-a, -C) need CAP_PERFMON (or root) or perf_event_paranoid=-1" :

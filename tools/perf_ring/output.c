@@ -17,6 +17,7 @@
 #include "fail.h"
 #include "memlimit.h"
 #include "output.h"
+#include "safefile.h"
 #include "tracing.h"
 
 void out_name_stamped(const char *base, char *buf, size_t len)
@@ -34,18 +35,95 @@ void out_name_stamped(const char *base, char *buf, size_t len)
 			 ts.tv_nsec / 1000000, i);
 }
 
-/* As perf: an existing, non-empty output becomes OUTPUT.old. */
-static void keep_old(const char *path)
+/*
+ * As perf: an existing, non-empty output becomes OUTPUT.old, and when
+ * that fails the recording does not start (perf's check_backup()).  Only
+ * a regular file is moved: a link or a fifo at the name is not followed.
+ * check: only look whether the move can be done.
+ */
+static int keep_old(const char *path, bool check)
 {
 	char old[4200];
 	struct stat st;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
-		return;
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
 	snprintf(old, sizeof(old), "%s.old", path);
+	/* perf removes an old perf.data directory; a directory is not removed here */
+	if (!lstat(old, &st) && S_ISDIR(st.st_mode))
+		return fail_set(-EISDIR, "Can't remove old data: %s (%s)", strerror(EISDIR), old);
+	if (check)
+		return 0;
 	if (rename(path, old))
-		fprintf(stderr, "perf-ring record: warning: cannot rename '%s' to '%s': %s\n",
-			path, old, strerror(errno));
+		return fail_set(-errno, "Can't move data: %s (%s to %s)", strerror(errno), path, old);
+	return 0;
+}
+
+int out_check(const char *path)
+{
+	struct safefile sf;
+	int err = keep_old(path, true);
+
+	if (err)
+		return err;
+	/* the directory takes new files */
+	err = safefile__create(&sf, path, 0600);
+	if (err)
+		return fail_set(err, "cannot create output '%s': %s", path, strerror(-err));
+	safefile__abort(&sf);
+	return 0;
+}
+
+/*
+ * A PATH.partial found where a snapshot is to be written is a snapshot
+ * an earlier recording left (killed while writing it), or something
+ * planted: moved aside, never truncated or followed.
+ */
+static int partial_aside(const char *tmp)
+{
+	char aside[4200];
+	struct stat st;
+
+	if (lstat(tmp, &st))
+		return 0;
+	out_name_stamped(tmp, aside, sizeof(aside));
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, aside, RENAME_NOREPLACE))
+		return fail_set(-errno, "'%s' is left over from an earlier recording and cannot be "
+				"moved aside: %s; recover it with 'perf-ring report --recover -i %s -o OUT' "
+				"or remove it", tmp, strerror(errno), tmp);
+	if (S_ISREG(st.st_mode))
+		fprintf(stderr, "perf-ring record: '%s' was left over from an earlier recording: "
+			"moved to '%s' ('perf-ring report --recover -i %s -o OUT' makes a file "
+			"perf reads)\n", tmp, aside, aside);
+	else
+		fprintf(stderr, "perf-ring record: '%s' is %s, not a snapshot: moved to '%s'\n",
+			tmp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file", aside);
+	return 0;
+}
+
+/*
+ * The output file: created with O_EXCL|O_NOFOLLOW, else an empty regular
+ * file of ours reused; a time-stamped name (switched) that is taken gets
+ * -N added, as out_name_stamped() would have.
+ */
+static int open_output(struct out_file *f, const char *path, char *used, size_t len)
+{
+	bool stamped = strcmp(path, f->o->output);
+	int fd;
+
+	snprintf(used, len, "%s", path);
+	fd = safefile__open(path, 0600, !stamped);
+	for (int i = 1; fd == -EEXIST && stamped && i < 1000; i++) {
+		snprintf(used, len, "%s-%d", path, i);
+		fd = safefile__open(used, 0600, false);
+	}
+	if (fd == -EEXIST)
+		return fail_set(-EEXIST, "cannot create output '%s': it is %s; perf-ring does not "
+				"write through links or fifos, nor over other users' files",
+				used, safefile__what(used));
+	if (fd < 0)
+		return fail_set(fd, "cannot create output '%s': %s", used, strerror(-fd));
+	return fd;
 }
 
 static void out_on_map(void *ctx, const char *rec)
@@ -238,7 +316,9 @@ int out_open(struct out_file *f, const char *path)
 			return err;
 		goto start;
 	}
-	keep_old(path);
+	err = keep_old(path, false);
+	if (err)
+		return err;
 	/*
 	 * A flight-recorder snapshot is written under a temporary name and
 	 * renamed when finalized, so that a kill while it is written (the OOM
@@ -247,10 +327,23 @@ int out_open(struct out_file *f, const char *path)
 	 */
 	f->partial = f->o->overwrite;
 	partial_name(f, tmp, sizeof(tmp));
-	f->fd = open(f->partial ? tmp : path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (f->fd < 0) {
-		return fail_set(-errno, "cannot create output '%s': %s",
-				f->partial ? tmp : path, strerror(errno));
+	if (f->partial) {
+		err = partial_aside(tmp);
+		if (err)
+			return err;
+		f->fd = safefile__open(tmp, 0600, false);
+		if (f->fd < 0)
+			return fail_set(f->fd, "cannot create '%s': %s%s%s", tmp,
+					f->fd == -EEXIST ? "it is " : strerror(-f->fd),
+					f->fd == -EEXIST ? safefile__what(tmp) : "",
+					f->fd == -EEXIST ? " (put there meanwhile)" : "");
+	} else {
+		char used[sizeof(f->path)];
+
+		f->fd = open_output(f, path, used, sizeof(used));
+		if (f->fd < 0)
+			return f->fd;
+		snprintf(f->path, sizeof(f->path), "%s", used);
 	}
 	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
 	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
@@ -273,7 +366,7 @@ undo:
 	if (!f->pipe) {
 		close(f->fd);
 		f->fd = -1;
-		unlink(f->partial ? tmp : path);
+		unlink(f->partial ? tmp : f->path);
 	}
 	return err;
 }

@@ -77,6 +77,12 @@ static inline void out_expect(struct out_file *f, u64 raw)
 }
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
 void out_name_stamped(const char *base, char *buf, size_t len);
+/*
+ * Before a recording that writes path later (the flight recorder): the
+ * directory takes new files, and an existing path could become path.old.
+ * 0 or negative errno (fail_set()).
+ */
+int out_check(const char *path);
 int out_open(struct out_file *f, const char *path);
 /*
  * Room in the current chunk, at least want bytes of it, else a new chunk;

@@ -27,6 +27,7 @@
 
 #include "events.h"
 #include "report.h"
+#include "safefile.h"
 #include "tracing.h"
 
 static int copy_range(int in, u64 in_off, int out, u64 out_off, u64 len)
@@ -51,14 +52,6 @@ static int copy_range(int in, u64 in_off, int out, u64 out_off, u64 len)
 	return err;
 }
 
-static bool same_file(int a, int b)
-{
-	struct stat sa, sb;
-
-	return !fstat(a, &sa) && !fstat(b, &sb) &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int report_recover(struct rep *r, const char *out, int argc, char **argv)
 {
 	int nr = r->f.nr_evs;
@@ -66,6 +59,7 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 	u64 features[PF_FEAT_BITS / 64];
 	struct pf_meta meta = { .argc = argc, .argv = argv, .tracefs = tracefs_path() };
 	struct pbuf fb = { 0 };
+	struct safefile sf;
 	u64 data_off, kept, dropped;
 	int fd = -1, err;
 
@@ -101,22 +95,18 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		snprintf(r->f.evs[e].name, sizeof(r->f.evs[e].name), "%s", evs[e].name);
 	}
 
-	fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = -errno;
-		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(errno));
-		goto out;
-	}
-	if (same_file(fd, r->f.fd)) {
+	/* a new file renamed into place at the end, 0600 as perf inject writes */
+	if (safefile__same(out, r->f.fd)) {
 		snprintf(r->err, sizeof(r->err), "'%s' is the input: recover into a new file", out);
 		err = -EINVAL;
 		goto out;
 	}
-	if (ftruncate(fd, 0)) {
-		err = -errno;
-		snprintf(r->err, sizeof(r->err), "truncating '%s': %s", out, strerror(errno));
+	err = safefile__create_out(&sf, out, 0600);
+	if (err) {
+		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
 		goto out;
 	}
+	fd = sf.fd;
 	data_off = pf_data_offset(evs, nr);
 	err = pf_write_head(fd, evs, nr, 0, NULL);
 	if (!err)
@@ -140,6 +130,12 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
 		goto out;
 	}
+	fd = -1;
+	err = safefile__commit(&sf, false);
+	if (err) {
+		snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+		goto out;
+	}
 	fprintf(stderr, "perf-ring report: recovered %llu bytes of data into '%s'", (unsigned long long)kept, out);
 	if (dropped)
 		fprintf(stderr, "; dropped the last %llu bytes (%s)\n", (unsigned long long)dropped,
@@ -148,8 +144,8 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		fprintf(stderr, "; every record was whole\n");
 	r->err[0] = 0;
 out:
-	if (fd >= 0 && close(fd) && !err)
-		err = -errno;
+	if (fd >= 0)
+		safefile__abort(&sf);
 	pbuf_free(&fb);
 	free(evs);
 	return err;

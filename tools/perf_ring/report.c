@@ -14,6 +14,7 @@
 
 #include "compress.h"
 #include "report.h"
+#include "safefile.h"
 
 #define RBUF (4u << 20)
 /*
@@ -265,6 +266,7 @@ static void print_summary(struct rep *r, const char *path)
 
 static int decompress_to(struct rep *r, const char *out)
 {
+	struct safefile sf;
 	struct pf_event *evs = calloc(r->f.nr_evs ? r->f.nr_evs : 1, sizeof(*evs));
 	int err;
 
@@ -276,13 +278,19 @@ static int decompress_to(struct rep *r, const char *out)
 		evs[e].ids = r->f.evs[e].ids;
 		evs[e].nr_ids = r->f.evs[e].nr_ids;
 	}
-	r->out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->out_fd < 0) {
-		err = -errno;
-		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(errno));
+	/* a new file renamed into place at the end, 0600 as perf inject writes */
+	if (safefile__same(out, r->f.fd)) {
+		snprintf(r->err, sizeof(r->err), "'%s' is the input: decompress into a new file", out);
+		free(evs);
+		return -EINVAL;
+	}
+	err = safefile__create_out(&sf, out, 0600);
+	if (err) {
+		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
 		free(evs);
 		return err;
 	}
+	r->out_fd = sf.fd;
 	err = pf_write_head(r->out_fd, evs, r->f.nr_evs, 0, NULL);
 	if (!err && lseek(r->out_fd, pf_data_offset(evs, r->f.nr_evs), SEEK_SET) < 0)
 		err = -errno;
@@ -333,7 +341,13 @@ static int decompress_to(struct rep *r, const char *out)
 		pbuf_free(&idx);
 		pbuf_free(&body);
 	}
-	close(r->out_fd);
+	if (!err) {
+		err = safefile__commit(&sf, false);
+		if (err)
+			snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+	} else {
+		safefile__abort(&sf);
+	}
 	r->out_fd = -1;
 	free(evs);
 	return err;

@@ -267,29 +267,10 @@ static int take_snapshot(struct flight *fl, const char *path)
 	return out_close(fl->s.out, r.overwritten, NULL) ?: err;
 }
 
-/* Can the snapshots be created at path?  Leaves nothing there. */
-static int output_creatable(const char *path)
-{
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		close(fd);
-		unlink(path);
-	} else if (errno == EEXIST) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0)
-			close(fd);
-	}
-	if (fd < 0)
-		return fail_set(-errno, "cannot create output '%s': %s", path, strerror(errno));
-	return 0;
-}
-
-/* Check the output location now, not at the first snapshot. */
+/* Check the output location now, not at the first snapshot (out_check()). */
 static int flight_start(struct sink *s)
 {
-	int err = output_creatable(s->o->output);
+	int err = out_check(s->o->output);
 
 	if (err)
 		return err;

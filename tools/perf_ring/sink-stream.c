@@ -302,7 +302,7 @@ static int stream_serve(struct sink *s, const struct req *r)
 	out_name_stamped(s->o->output, path, sizeof(path));
 	err = open_file(st, path);
 	if (!err && !s->o->quiet)
-		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", path);
+		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", s->out->path);
 	return err;
 }
 

@@ -214,6 +214,38 @@ static int test_many_dsos(void)
 	return 0;
 }
 
+/*
+ * The cache takes a DSO only when the file at its path is a regular file
+ * with the mapping's build-id: not a rebuilt file, not a fifo (without
+ * blocking on it).
+ */
+static int test_cache_checks(void)
+{
+	char dir[PATH_MAX + 16], exe[PATH_MAX], fifo[PATH_MAX + 16], p[3 * PATH_MAX], hex[41];
+	struct dso_bid d = { 0 };
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "%s/.debug-checks", tmp);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(n > 0, "readlink");
+	exe[n] = 0;
+	d.name = exe;
+	CHECK(!buildid_from_elf(exe, d.id, &d.size), "own build-id");
+	d.id[0] ^= 0xff;	/* the mapping's build-id is not the file's */
+	CHECK(buildid_cache_add(dir, &d) == -ESTALE, "a file with another build-id");
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", d.id[i]);
+	snprintf(p, sizeof(p), "%s%s/%s/elf", dir, exe, hex);
+	CHECK(access(p, F_OK) && errno == ENOENT, "%s cached", p);
+	snprintf(fifo, sizeof(fifo), "%s/lib-fifo", tmp);
+	CHECK(!mkfifo(fifo, 0644), "mkfifo");
+	d.name = fifo;
+	/* a blocking open would hang here, with no writer */
+	CHECK(buildid_cache_add(dir, &d) == -EINVAL, "a fifo");
+	CHECK(buildid_from_elf(fifo, d.id, &d.size) == -ENOEXEC, "the build-id of a fifo");
+	return 0;
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -230,6 +262,7 @@ int main(void)
 	tap_run("HEADER_BUILD_ID records as perf writes them", test_section);
 	tap_run("the build-id cache as perf record fills it", test_cache);
 	tap_run("20,000 DSOs: names compared grow linearly", test_many_dsos);
+	tap_run("the cache takes only a regular file with the mapping's build-id", test_cache_checks);
 	r = tap_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd))
