@@ -126,6 +126,57 @@ static void config_callchain(struct perf_event_attr *a, const struct record_opts
 	}
 }
 
+/* perf record's attribute options, on the recorded events */
+static void config_options(struct perf_event_attr *a, const struct record_opts *o)
+{
+	if (o->regs_intr) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = o->regs_intr;
+	}
+	if (o->regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= o->regs_user;
+	}
+	if (o->all_cgroups)
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+	if (o->all_kernel)
+		a->exclude_user = 1;
+	if (o->all_user)
+		a->exclude_kernel = 1;
+	if (o->clockid_set) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
+	a->inherit_stat = o->inherit_stat;
+	if (o->no_buffering) {
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
+	if (o->no_samples) {
+		/* -n: the events count; nothing is sampled */
+		a->freq = 0;
+		a->sample_period = 0;
+	}
+}
+
+/* ... and on the tracking event, which carries the side-band */
+static void config_tracking(struct perf_event_attr *a, const struct record_opts *o, bool track)
+{
+	if (o->clockid_set) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
+	if (!track)
+		return;
+	a->context_switch = o->switch_events;
+	a->namespaces = o->namespaces;
+	a->cgroup = o->all_cgroups;
+	if (o->sample_add & PERF_SAMPLE_ADDR)
+		a->mmap_data = 1;	/* -d: data maps name the addresses */
+	if (o->no_bpf_event)
+		a->ksymbol = a->bpf_event = 0;
+}
+
 void evlist_config(struct evlist *el, const struct record_opts *o)
 {
 	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -138,6 +189,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 */
 	if (!o->period)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
+	/* -d, -P, -W, -R, --phys-data, --sample-identifier, ... */
+	el->sample_type |= o->sample_add;
 	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
 	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
@@ -222,9 +275,14 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			if (o->callgraph == CALLGRAPH_DWARF)
 				a->mmap_data = 1;
 		}
-		if (!sb && !trig)
+		if (!sb && !trig) {
 			config_callchain(a, o);
+			config_options(a, o);
+		}
+		config_tracking(a, o, el->sb_ev >= 0 ? sb : i == 0);
 	}
+	if (o->no_bpf_event)
+		el->bpf_events = false;
 }
 
 static int list_tids(pid_t pid, pid_t **v, int *n)

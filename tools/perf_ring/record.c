@@ -348,7 +348,12 @@ int cmd_record(int argc, char **argv)
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
 
-	if (record_parse(argc, argv, &o) || synth_parse_env())
+	err = record_parse(argc, argv, &o);
+	if (err)
+		return err == -EINVAL ? RECORD_USAGE_EXIT : 1;	/* perf's usage exit */
+	if (o.dry_run)
+		return 0;
+	if (synth_parse_env())
 		return 1;
 	/* the flight recorder's side-band event (evlist.h) */
 	if (o.overwrite && o.events.nr == MAX_EVENTS) {
@@ -414,7 +419,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
 				"%u functions\n", br.progs, br.funcs);
 	}
-	if (!o.wl_target)
+	if (!o.wl_target && !o.synth_none)
 		synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
 			  sink_stream_new(&o, &el, &out, &synth);
