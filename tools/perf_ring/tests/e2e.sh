@@ -744,4 +744,7 @@ fi
 # under a memory cgroup's limit: a message, never the OOM killer
 . "$HERE/e2e-memlimit.sh"
 
+# perf record's options: the walk of perf record -h, attributes, the manual's table
+. "$HERE/e2e-options.sh"
+
 finish
