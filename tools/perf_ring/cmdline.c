@@ -636,6 +636,31 @@ static int opt_map_timeout(struct pstate *s, const struct ropt *op, const char *
 						    "expected milliseconds") : 0;
 }
 
+/* perf's parse_output_max_size(): a number with B, K, M or G */
+static int opt_max_size(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
+{
+	(void)op; (void)unset;
+	if (parse_size(arg, &s->o->max_size))
+		return bad("--max-size", arg, "expected a size such as 100M");
+	return 0;
+}
+
+static int opt_cgroup(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
+{
+	(void)op; (void)unset;
+	if (!s->events_given) {
+		fprintf(stderr, "perf-ring record: must define events before cgroups\n");
+		return -EINVAL;
+	}
+	if (strchr(arg, ',')) {
+		fprintf(stderr, "perf-ring record: -G %s: one cgroup for every event here, not a "
+			"list\n", arg);
+		return -EINVAL;
+	}
+	s->o->cgroup = arg;
+	return 0;
+}
+
 static int opt_affinity(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
 	(void)s; (void)op; (void)unset;
@@ -692,10 +717,9 @@ static const struct ropt table[] = {
 	    "profile at this frequency"),
 	OPT('g', NULL, SUP_PERF, ARG_NONE, 0, NULL, opt_g, 0, 0, NULL,
 	    "enables call-graph recording (frame pointers)"),
-	REFUSE('G', "cgroup", ARG_REQ, "name",
-	       "monitor event in cgroup name only: not implemented: perf-ring opens its events "
-	       "per task or per CPU, not per cgroup (PERF_FLAG_PID_CGROUP)",
-	       "monitor event in cgroup name only"),
+	OPT('G', "cgroup", SUP_DIFFERS, ARG_REQ, 0, "name", opt_cgroup, 0, 0,
+	    "one cgroup for every event (perf: a comma-separated list, one per -e event)",
+	    "monitor event in cgroup name only"),
 	OPT('I', "intr-regs", SUP_PERF, ARG_OPT, 0, "any register", opt_intr_regs, 0, 0, NULL,
 	    "sample selected machine registers on interrupt, use '-I?' to list register names"),
 	BOOL('i', "no-inherit", no_inherit, "child tasks do not inherit counters"),
@@ -790,9 +814,9 @@ static const struct ropt table[] = {
 	       "kcore is copied into perf's directory output (perf.data/kcore_dir); perf-ring "
 	       "writes one file", "copy /proc/kcore"),
 	BOOL(0, "kernel-callchains", kernel_callchains, "collect kernel callchains"),
-	REFUSE(0, "max-size", ARG_REQ, "size",
-	       "not implemented: perf-ring does not stop at a size yet; --switch-output=SIZE "
-	       "with --switch-max-files bounds the disk used", "Limit the maximum size of the output file"),
+	OPT(0, "max-size", SUP_PERF, ARG_REQ, 0, "size", opt_max_size, 0, 0,
+	    "not with --overwrite, whose files are snapshots (bounded by -m)",
+	    "Limit the maximum size of the output file"),
 	OPT(0, "mmap-flush", SUP_PERF, ARG_REQ, 0, "number", opt_pstr,
 	    offsetof(struct pstate, flush_arg), 0, NULL,
 	    "Minimal number of bytes that is extracted from mmap data pages (default: 1)"),
@@ -1149,6 +1173,16 @@ static int finish_targets(struct pstate *s)
 	}
 	if (s->slice_given && !s->rt_given)
 		o->realtime = 0;	/* a slice asked for: a fair reader */
+	if (o->cgroup && !o->system_wide) {
+		fprintf(stderr, "perf-ring record: cgroup monitoring only available in "
+			"system-wide mode (-a or -C)\n");
+		return -EINVAL;
+	}
+	if (o->max_size && o->overwrite) {
+		fprintf(stderr, "perf-ring record: --max-size: the flight recorder (--overwrite) "
+			"writes snapshots, not a stream; -m bounds them\n");
+		return -EINVAL;
+	}
 	if (o->all_kernel && o->all_user) {
 		fprintf(stderr, "perf-ring record: --all-kernel and --all-user exclude each other\n");
 		return -EINVAL;

@@ -62,6 +62,8 @@ struct record_opts {
 	bool running_time;
 	bool dry_run;		/* parse, then exit 0 */
 	bool synth_none;	/* --synth=no: no records for existing tasks */
+	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
+	u64 max_size;		/* --max-size: stop once the file has this many bytes */
 	char **workload;	/* argv after -- */
 	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;

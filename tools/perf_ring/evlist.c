@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,49 @@
  */
 static bool emulate_no_format_lost = false;
 
+/* -G: the cgroup's directory; every CPU-wide event counts only in it */
+static int cgroup_fd = -1;
+
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+
 	if (emulate_no_format_lost && (a->read_format & PERF_FORMAT_LOST)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (cgroup_fd >= 0 && pid == -1) {
+		pid = cgroup_fd;
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
+	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, flags);
+}
+
+/* -G NAME: NAME under the cgroup2 mount (or cgroup v1's perf_event hierarchy) */
+static int cgroup_open(const char *name)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], dir[4096], type[64], opts[1024], path[8192];
+	int fd;
+
+	if (!f)
+		return fail_set(-errno, "-G %s: /proc/self/mounts: %s", name, strerror(errno));
+	dir[0] = 0;
+	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2") ||
+		    (!strcmp(type, "cgroup") && strstr(opts, "perf_event")))
+			break;
+		dir[0] = 0;
+	}
+	fclose(f);
+	if (!dir[0])
+		return fail_set(-ENOENT, "-G %s: no cgroup2 or perf_event cgroup mount", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_set(-errno, "-G %s: cannot open %s: %s", name, path, strerror(errno));
+	cgroup_fd = fd;
+	return 0;
 }
 
 static int paranoid_level(void)
@@ -488,6 +525,9 @@ static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
 int evlist_open(struct evlist *el, const struct record_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev, err0;
+
+	if (o->cgroup && cgroup_fd < 0 && (err0 = cgroup_open(o->cgroup)))
+		return err0;
 
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(el->ncpu, sizeof(*el->rings));

@@ -82,3 +82,36 @@ if out=$(PERF_RING="$PR" "$HERE/../../../scripts/perf_ring/record-options.py" \
 else
 	nok "the manual's option table matches the parser's" "$(echo "$out" | head -5)"
 fi
+
+# -G: only the tasks of the cgroup, beside the same work outside it
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -z "$cgmnt" ] || ! mkdir -p "$cgmnt/perf-ring-e2e-$$" 2>/dev/null; then
+	skip "-G CGROUP" "no cgroup2 mount to make a cgroup in"
+else
+	cg=perf-ring-e2e-$$
+	(echo "$BASHPID" >"$cgmnt/$cg/cgroup.procs" && exec "$CL" 20000000) & inpid=$!
+	"$CL" 20000000 & outpid=$!
+	rm -f cg.data
+	"$PR" record -e cpu-clock -a -G "$cg" -o cg.data -- sleep 1 2>cg.err
+	rc=$?
+	wait $inpid $outpid
+	rmdir "$cgmnt/$cg"
+	pids=$(perf report -i cg.data --stdio --sort pid 2>/dev/null | grep -oE '[0-9]+:close-loop' | cut -d: -f1 | sort -u | tr '\n' ' ')
+	if [ $rc = 0 ] && [ "$pids" = "$inpid " ]; then
+		ok "-a -G CGROUP: samples of the close-loop in the cgroup ($inpid) only, not of the one beside it"
+	else
+		nok "-a -G CGROUP: only the cgroup's tasks" "exit $rc, close-loop pids '$pids' (in: $inpid, out: $outpid): $(head -2 cg.err)"
+	fi
+fi
+
+# --max-size: stops at the size and the command with it, as perf does
+rm -f ms.data
+"$PR" record -e cpu-clock -F 20000 --max-size=200K -o ms.data -- "$CL" 200000000 2>ms.err
+rc=$?
+sz=$(stat -c %s ms.data 2>/dev/null || echo 0)
+if [ $rc = 143 ] && grep -q 'perf size limit reached' ms.err && [ "$sz" -ge 204800 ] &&
+   [ "$sz" -lt 2097152 ] && perf report -i ms.data --stats >/dev/null 2>&1; then
+	ok "--max-size=200K: stopped at $sz bytes, the command with SIGTERM (exit 143, as perf), perf reads the file"
+else
+	nok "--max-size=200K" "exit $rc, $sz bytes: $(head -3 ms.err)"
+fi
