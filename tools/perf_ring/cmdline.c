@@ -1103,8 +1103,10 @@ static int parse_short(struct pstate *s, struct pctx *c, const char *a)
 			return -EINVAL;
 		}
 		if (op->arg != ARG_NONE) {
-			ret = get_value(s, c, op, a[1] ? a + 1 : NULL, false, true);
-			return ret;
+			/* -z=3 as -z3: the "=" is not part of the value */
+			const char *v = a[1] == '=' ? a + 2 : a + 1;
+
+			return get_value(s, c, op, *v || a[1] == '=' ? v : NULL, false, true);
 		}
 		ret = get_value(s, c, op, NULL, false, true);
 		if (ret)

@@ -131,6 +131,8 @@ static int test_bundles_and_values(void)
 	CHECK(!parse("-z", "true", NULL) && o.level == 1 && o.workload &&
 	      !strcmp(o.workload[0], "true"), "-z COMMAND");
 	CHECK(!parse("-z3", "-a", NULL) && o.level == 3, "-z3");
+	CHECK(!parse("-z=3", "-a", NULL) && o.level == 3, "-z=3");
+	CHECK(!parse("-m=8", "-a", NULL) && o.mmap_bytes == 8 * (u64)sysconf(_SC_PAGESIZE), "-m=8");
 	CHECK(!parse("--compression-level=5", "-a", NULL) && o.level == 5, "--compression-level=5");
 	/* the first word that is not an option starts the command */
 	CHECK(!parse("sleep", "-a", NULL) && !o.system_wide && o.workload &&
