@@ -243,7 +243,8 @@ static int opt_event(struct pstate *s, const struct ropt *op, const char *arg, b
 	if (ret)
 		fprintf(stderr, "perf-ring record: %s\n", err);
 	s->events_given = true;
-	return ret ? -EINVAL : 0;
+	/* a misspelt event is a usage error (perf: 129); tracefs out of reach is not */
+	return ret == -EACCES || ret == -EPERM || ret == -ENOMEM ? ret : ret ? -EINVAL : 0;
 }
 
 static int opt_filter(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
