@@ -46,6 +46,24 @@ struct record_opts {
 	bool no_buildid;	/* -B: no build-ids at all */
 	bool no_buildid_cache;	/* -N: build-ids in the file, not in ~/.debug */
 	bool quiet, verbose;
+	/* sample fields and attribute bits perf's options ask for (evlist_config()) */
+	u64 sample_add;		/* -d, -P, -W, -R, --phys-data, ... */
+	u64 regs_intr;		/* -I: PERF_SAMPLE_REGS_INTR registers */
+	u64 regs_user;		/* --user-regs: PERF_SAMPLE_REGS_USER registers */
+	u64 branch_type;	/* -b, -j: branch_sample_type */
+	int clockid;		/* -k; use_clockid when clockid_set */
+	bool clockid_set;
+	bool no_samples;	/* -n: count, no samples */
+	bool inherit_stat;	/* -s */
+	bool switch_events, namespaces, all_cgroups;
+	bool all_kernel, all_user;
+	bool no_buffering;	/* wake the reader at every sample */
+	bool no_bpf_event;
+	bool running_time;
+	bool dry_run;		/* parse, then exit 0 */
+	bool synth_none;	/* --synth=no: no records for existing tasks */
+	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
+	u64 max_size;		/* --max-size: stop once the file has this many bytes */
 	char **workload;	/* argv after -- */
 	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;
@@ -71,8 +89,27 @@ static inline bool record_switching(const struct record_opts *o)
 	       o->switch_ev_nr || o->timestamp_filename;
 }
 
-/* 0 on success; on error prints "perf-ring record: ..." and returns -errno. */
+/*
+ * 0 on success; on error prints "perf-ring record: ..." and returns
+ * -errno: -EINVAL for a usage error (perf exits 129 for those:
+ * RECORD_USAGE_EXIT), -EOPNOTSUPP for a perf option perf-ring refuses.
+ */
 int record_parse(int argc, char **argv, struct record_opts *o);
 void record_usage(FILE *f);
+#define RECORD_USAGE_EXIT 129
+
+/*
+ * The option table, for the tests and the manual's table: each entry's
+ * names, and how perf-ring supports it (enum record_support).
+ */
+enum record_support { SUP_PERF, SUP_DIFFERS, SUP_REFUSED, SUP_OWN };
+struct record_optinfo {
+	char short_name;
+	const char *long_name;
+	enum record_support support;
+	const char *note;	/* how it differs, why refused; NULL for SUP_PERF */
+};
+int record_nr_options(void);
+const struct record_optinfo *record_option(int i);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,49 @@
  */
 static bool emulate_no_format_lost = false;
 
+/* -G: the cgroup's directory; every CPU-wide event counts only in it */
+static int cgroup_fd = -1;
+
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+
 	if (emulate_no_format_lost && (a->read_format & PERF_FORMAT_LOST)) {
 		errno = EINVAL;
 		return -1;
 	}
-	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (cgroup_fd >= 0 && pid == -1) {
+		pid = cgroup_fd;
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
+	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, flags);
+}
+
+/* -G NAME: NAME under the cgroup2 mount (or cgroup v1's perf_event hierarchy) */
+static int cgroup_open(const char *name)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], dir[4096], type[64], opts[1024], path[8192];
+	int fd;
+
+	if (!f)
+		return fail_set(-errno, "-G %s: /proc/self/mounts: %s", name, strerror(errno));
+	dir[0] = 0;
+	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", dev, dir, type, opts) == 4) {
+		if (!strcmp(type, "cgroup2") ||
+		    (!strcmp(type, "cgroup") && strstr(opts, "perf_event")))
+			break;
+		dir[0] = 0;
+	}
+	fclose(f);
+	if (!dir[0])
+		return fail_set(-ENOENT, "-G %s: no cgroup2 or perf_event cgroup mount", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_set(-errno, "-G %s: cannot open %s: %s", name, path, strerror(errno));
+	cgroup_fd = fd;
+	return 0;
 }
 
 static int paranoid_level(void)
@@ -174,6 +211,57 @@ static void config_callchain(struct perf_event_attr *a, const struct record_opts
 	}
 }
 
+/* perf record's attribute options, on the recorded events */
+static void config_options(struct perf_event_attr *a, const struct record_opts *o)
+{
+	if (o->regs_intr) {
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+		a->sample_regs_intr = o->regs_intr;
+	}
+	if (o->regs_user) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user |= o->regs_user;
+	}
+	if (o->all_cgroups)
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+	if (o->all_kernel)
+		a->exclude_user = 1;
+	if (o->all_user)
+		a->exclude_kernel = 1;
+	if (o->clockid_set) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
+	a->inherit_stat = o->inherit_stat;
+	if (o->no_buffering) {
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
+	if (o->no_samples) {
+		/* -n: the events count; nothing is sampled */
+		a->freq = 0;
+		a->sample_period = 0;
+	}
+}
+
+/* ... and on the tracking event, which carries the side-band */
+static void config_tracking(struct perf_event_attr *a, const struct record_opts *o, bool track)
+{
+	if (o->clockid_set) {
+		a->use_clockid = 1;
+		a->clockid = o->clockid;
+	}
+	if (!track)
+		return;
+	a->context_switch = o->switch_events;
+	a->namespaces = o->namespaces;
+	a->cgroup = o->all_cgroups;
+	if (o->sample_add & PERF_SAMPLE_ADDR)
+		a->mmap_data = 1;	/* -d: data maps name the addresses */
+	if (o->no_bpf_event)
+		a->ksymbol = a->bpf_event = 0;
+}
+
 void evlist_config(struct evlist *el, const struct record_opts *o)
 {
 	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -186,6 +274,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 */
 	if (!o->period)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
+	/* -d, -P, -W, -R, --phys-data, --sample-identifier, ... */
+	el->sample_type |= o->sample_add;
 	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
 	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
@@ -270,9 +360,14 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			if (o->callgraph == CALLGRAPH_DWARF)
 				a->mmap_data = 1;
 		}
-		if (!sb && !trig)
+		if (!sb && !trig) {
 			config_callchain(a, o);
+			config_options(a, o);
+		}
+		config_tracking(a, o, el->sb_ev >= 0 ? sb : i == 0);
 	}
+	if (o->no_bpf_event)
+		el->bpf_events = false;
 }
 
 static int list_tids(pid_t pid, pid_t **v, int *n)
@@ -488,6 +583,9 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 	err0 = scale_check(&sn, o->verbose);	/* memlimit.h: the limits at scale */
 	if (err0)
 		return err0;
+	if (o->cgroup && cgroup_fd < 0 && (err0 = cgroup_open(o->cgroup)))
+		return err0;
+
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(el->ncpu, sizeof(*el->rings));
 	el->pfd = calloc(el->ncpu + 1, sizeof(*el->pfd));	/* + a trigger's fd */

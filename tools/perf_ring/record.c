@@ -205,6 +205,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	struct req r;
 	u64 mem_ns = 0;
 	int err = 0, ntfd;
+	bool limit = false;	/* --max-size reached */
 
 	while (run) {
 		err = serve_requests(trig, s, el);
@@ -226,6 +227,13 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
 			break;
+		if (o->max_size && s->ops->progress(s) >= o->max_size) {
+			fprintf(stderr, "[ perf-ring record: perf size limit reached (%llu KB), "
+				"stopping session ]\n",
+				(unsigned long long)(s->ops->progress(s) >> 10));
+			limit = true;	/* as perf: the command is stopped too */
+			break;
+		}
 		/*
 		 * What grows as it runs (side-band, the kernel's own) still
 		 * fits; looked at every 10 ms at most, off the hot path.
@@ -247,7 +255,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	evlist_enable(el, false);
 	hotplug_check(hp, el->rings, el->nrings, true);
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
-	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s));
+	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
 	s->ops->finish(s, run && err >= 0);
 	return err < 0 ? err : 0;
 }
@@ -348,7 +356,12 @@ int cmd_record(int argc, char **argv)
 	int err, stop_sig, exit_code = 0;
 	bool wl_failed = false;
 
-	if (record_parse(argc, argv, &o) || synth_parse_env())
+	err = record_parse(argc, argv, &o);
+	if (err)
+		return err == -EINVAL ? RECORD_USAGE_EXIT : 1;	/* perf's usage exit */
+	if (o.dry_run)
+		return 0;
+	if (synth_parse_env())
 		return 1;
 	/* the flight recorder's side-band event (evlist.h) */
 	if (o.overwrite && o.events.nr == MAX_EVENTS) {
@@ -414,7 +427,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
 				"%u functions\n", br.progs, br.funcs);
 	}
-	if (!o.wl_target)
+	if (!o.wl_target && !o.synth_none)
 		synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
 			  sink_stream_new(&o, &el, &out, &synth);

@@ -206,7 +206,7 @@ else
 	done
 	expect_fail "--overwrite with 64 KiB records in a 512 KiB buffer" 1 "need a buffer of at least 1024 kB (-m 1024K)" \
 		"$PR" record --overwrite --call-graph dwarf,65528 -o x.data -- true
-	expect_fail "--call-graph with a bad stack size" 1 "incorrect stack dump size (max 65528)" \
+	expect_fail "--call-graph with a bad stack size" 129 "incorrect stack dump size (max 65528)" \
 		"$PR" record --call-graph dwarf,70000 -o x.data -- true
 	if ! ls /sys/bus/event_source/devices/cpu >/dev/null 2>&1; then
 		expect_fail "--call-graph lbr without a hardware PMU" 1 "no hardware PMU" \

@@ -167,7 +167,7 @@ for z in "" "-z"; do
 		check_file "$1" "$mode $z --switch-output-event: the first file" lossy
 	done
 done
-expect_fail "bad input --switch-output-event=nosuch:event" 1 "unknown event 'nosuch:event'" \
+expect_fail "bad input --switch-output-event=nosuch:event" 129 "unknown event 'nosuch:event'" \
 	"$PR" record --switch-output-event=nosuch:event -e cpu-clock -o bi.data -- true
 
 # 2. --switch-max-files=3 with at least 10 switches leaves the 3 newest
@@ -366,14 +366,17 @@ else
 fi
 
 # 6. bad input: a clear error and a non-zero exit before anything is recorded
-for bad in "--switch-output=10X|expected signal, a size" "--switch-output=0s|expected signal, a size" \
-	   "--switch-output=-5M|expected signal, a size" \
-	   "--control=fifo:nonexistent-fifo|cannot open the control fifo" \
-	   "--control=pipe:x|expected fifo:CTL" "--control=fd:99|fd 99 is not open" \
-	   "--switch-max-files=3|--switch-max-files needs --switch-output"; do
+# (usage errors exit 129, as perf's; what fails when the recording starts, 1)
+for bad in "--switch-output=10X|129|expected signal, a size" "--switch-output=0s|129|expected signal, a size" \
+	   "--switch-output=-5M|129|expected signal, a size" \
+	   "--control=fifo:nonexistent-fifo|1|cannot open the control fifo" \
+	   "--control=pipe:x|129|expected fifo:CTL" "--control=fd:99|1|fd 99 is not open" \
+	   "--switch-max-files=3|129|--switch-max-files needs --switch-output"; do
 	opt=${bad%%|*}
+	code=${bad#*|}
+	code=${code%%|*}
 	rm -f bi.data*
-	expect_fail "bad input $opt" 1 "${bad#*|}" "$PR" record $opt -e cpu-clock -o bi.data -- true
+	expect_fail "bad input $opt" "$code" "${bad##*|}" "$PR" record $opt -e cpu-clock -o bi.data -- true
 	[ -e bi.data ] && nok "bad input $opt: no file" "bi.data exists"
 done
 touch notafifo

@@ -370,20 +370,21 @@ expect_fail() {	# what, expected exit, pattern, command...
 	if [ $rc = "$code" ] && grep -q -- "$pat" f.err; then ok "$what: exit $rc, '$(grep -m1 -- "$pat" f.err)'"
 	else nok "$what" "exit $rc (want $code): $(cat f.err | head -3)"; fi
 }
-expect_fail "unknown event" 1 "unknown event 'nosuch'" "$PR" record -e nosuch -o x.data -- true
-expect_fail "unknown tracepoint" 1 "no such tracepoint" "$PR" record -e 'nosys:*' -o x.data -- true
+expect_fail "unknown event" 129 "unknown event 'nosuch'" "$PR" record -e nosuch -o x.data -- true
+expect_fail "unknown tracepoint" 129 "no such tracepoint" "$PR" record -e 'nosys:*' -o x.data -- true
 if [ ! -e /sys/bus/event_source/devices/cpu ]; then
-	expect_fail "hardware event without a PMU" 1 "cycles: no hardware PMU on this machine; try cpu-clock" \
+	expect_fail "hardware event without a PMU" 129 "cycles: no hardware PMU on this machine; try cpu-clock" \
 		"$PR" record -e cycles -o x.data -- true
 else
 	skip "hardware event without a PMU" "this machine has a PMU"
 fi
-expect_fail "bad -m" 1 "invalid value '3' for -m" "$PR" record -m 3 -o x.data -- true
-expect_fail "bad -z level" 1 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
-expect_fail "bad -r" 1 "invalid value '100' for --realtime" "$PR" record -r 100 -o x.data -- true
-expect_fail "-r PRIO with --reader-slice" 1 "not with -r 3" "$PR" record -r 3 --reader-slice 200 -o x.data -- true
-expect_fail "bad --reader-slice" 1 "invalid value '50' for --reader-slice" "$PR" record --reader-slice 50 -o x.data -- true
-expect_fail "bad --mmap-flush" 1 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
+# usage errors exit 129, as perf's usage_with_options()
+expect_fail "bad -m" 129 "invalid value 'x' for -m" "$PR" record -m x -o x.data -- true
+expect_fail "bad -z level" 129 "invalid value '50' for --compression-level" "$PR" record -z=50 -o x.data -- true
+expect_fail "bad -r" 129 "invalid value '100' for --realtime" "$PR" record -r 100 -o x.data -- true
+expect_fail "-r PRIO with --reader-slice" 129 "not with -r 3" "$PR" record -r 3 --reader-slice 200 -o x.data -- true
+expect_fail "bad --reader-slice" 129 "invalid value '50' for --reader-slice" "$PR" record --reader-slice 50 -o x.data -- true
+expect_fail "bad --mmap-flush" 129 "invalid value '1Q' for --mmap-flush" "$PR" record --mmap-flush=1Q -o x.data -- true
 expect_fail "unwritable output" 1 "cannot create output '/nonexistent/x.data'" \
 	"$PR" record -e 'raw_syscalls:*' -o /nonexistent/x.data -- true
 expect_fail "workload that cannot start" 127 "workload failed to start: '/nonexistent/cmd'" \
@@ -658,19 +659,19 @@ else
 fi
 
 # what is wrong is named
-expect_fail "cpu-clock:u is not a tracepoint; a bad modifier is named" 1 "cpu-clock:z: unknown modifier 'z'" \
+expect_fail "cpu-clock:u is not a tracepoint; a bad modifier is named" 129 "cpu-clock:z: unknown modifier 'z'" \
 	"$PR" record -e cpu-clock:z -o x.data -- true
-expect_fail "precise (:p) on a software event" 1 "cpu-clock:pp: precise sampling (:p) is a feature of hardware PMU events" \
+expect_fail "precise (:p) on a software event" 129 "cpu-clock:pp: precise sampling (:p) is a feature of hardware PMU events" \
 	"$PR" record -e cpu-clock:pp -o x.data -- true
-expect_fail "unknown term" 1 "unknown term 'conf' for PMU 'software'" \
+expect_fail "unknown term" 129 "unknown term 'conf' for PMU 'software'" \
 	"$PR" record -e 'software/conf=1/' -o x.data -- true
-expect_fail "unknown PMU" 1 "no PMU named 'softwear'" \
+expect_fail "unknown PMU" 129 "no PMU named 'softwear'" \
 	"$PR" record -e 'softwear/config=1/' -o x.data -- true
-expect_fail "breakpoint length" 1 "mem:0x1000/3: length 3" \
+expect_fail "breakpoint length" 129 "mem:0x1000/3: length 3" \
 	"$PR" record -e 'mem:0x1000/3' -o x.data -- true
-expect_fail "a filter's unknown field" 1 "syscalls:sys_enter_close has no field 'fdd'" \
+expect_fail "a filter's unknown field" 129 "syscalls:sys_enter_close has no field 'fdd'" \
 	"$PR" record -e syscalls:sys_enter_close --filter 'fdd == 3' -o x.data -- true
-expect_fail "a filter on a software event" 1 "cpu-clock is not a tracepoint" \
+expect_fail "a filter on a software event" 129 "cpu-clock is not a tracepoint" \
 	"$PR" record -e cpu-clock --filter 'fd == 3' -o x.data -- true
 
 # groups, --filter and period=: recorded as asked, or refused by a perf-ring
@@ -748,5 +749,7 @@ fi
 
 # the limits at scale: RLIMIT_NOFILE, RLIMIT_MEMLOCK, each with a message
 . "$HERE/e2e-limits.sh"
+# perf record's options: the walk of perf record -h, attributes, the manual's table
+. "$HERE/e2e-options.sh"
 
 finish

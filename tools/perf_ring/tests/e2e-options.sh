@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf record's options (sourced by e2e.sh: its helpers and variables are
+# used here).  The walk: every option perf record -h lists (perf 6.1), in
+# its short and long spelling, given to perf-ring record: none may be
+# "unknown" (perf-ring accepts it, or refuses it with perf's words and the
+# reason).  Then the attributes some of them set, as perf evlist shows
+# them, and the manual's table against the parser's.
+
+if ! perf record -h >ph.out 2>&1; [ "$(grep -c '^ *-' ph.out)" -lt 50 ]; then
+	skip "the option walk" "perf record -h lists no options"
+else
+	# "-x, --long <arg>" / "--long[=<arg>]": the spellings and whether a value follows
+	walk_bad= walk_n=0
+	while read -r line; do
+		short=$(echo "$line" | sed -nE 's/^-([a-zA-Z0-9]),? .*/\1/p; s/^-([a-zA-Z0-9])$/\1/p')
+		long=$(echo "$line" | grep -oE -- '--[a-z][a-z0-9-]*' | head -1)
+		val=
+		echo "$line" | grep -qE -- '^(-[a-zA-Z], )?--[a-z0-9-]+ <' && val=req
+		echo "$line" | grep -qE -- '^-[a-zA-Z], --[a-z0-9-]+ <|^-[a-zA-Z] <' && val=req
+		for spell in ${short:+-$short} $long; do
+			walk_n=$((walk_n + 1))
+			if [ -n "$val" ]; then
+				"$PR" record "$spell" 1 --dry-run -o walk.data -- true >walk.out 2>walk.err
+			else
+				"$PR" record "$spell" --dry-run -o walk.data -- true >walk.out 2>walk.err
+			fi
+			rc=$?
+			if grep -qiE "unknown (option|switch)|Ambiguous" walk.err || [ $rc = 139 ] || [ $rc = 134 ]; then
+				walk_bad="$walk_bad $spell(exit $rc: $(head -1 walk.err))"
+			fi
+		done
+	done < <(sed -nE 's/^( {4}| {8})(-[a-zA-Z0-9](, --[a-z][a-z0-9-]*)?|--[a-z][a-z0-9-]*)(.*)$/\2\4/p' ph.out |
+		 sed -E 's/  +.*//')
+	nopt=$(grep -cE '^( {4}| {8})-' ph.out)
+	nshort=$(grep -cE '^ {4}-[a-zA-Z0-9]' ph.out)
+	if [ -z "$walk_bad" ] && [ "$walk_n" = $((nopt + nshort - $(grep -cE '^ {4}-[a-zA-Z0-9]( |$)' ph.out))) ]; then
+		ok "the option walk: $walk_n spellings of perf record -h's $nopt options, none unknown"
+	else
+		nok "the option walk: no perf record option is unknown ($walk_n spellings)" "$walk_bad"
+	fi
+fi
+expect_fail "an unknown option: perf's usage exit" 129 "unknown option \`bogus'" \
+	"$PR" record --bogus -o x.data -- true
+expect_fail "--timestam is ambiguous, as in perf" 129 "Ambiguous option: timestam" \
+	"$PR" record --timestam -o x.data -- true
+expect_fail "-b refused with perf's words and the reason" 1 \
+	"doesn't support branch stack sampling" "$PR" record -b -o x.data -- true
+
+# the attributes perf's options set, as perf evlist -v shows them
+rm -f attr.data
+"$PR" record -e cpu-clock -T -d -P -W --sample-identifier --switch-events --namespaces -k mono \
+	--user-regs=AX,BX -o attr.data -- "$CL" 1000 2>attr.err
+rc=$?
+ev=$(perf evlist -v -i attr.data 2>&1)
+st=$(echo "$ev" | grep -o 'sample_type: [A-Z_|]*' | head -1)
+miss=
+for b in TIME ADDR PERIOD WEIGHT IDENTIFIER DATA_SRC REGS_USER; do
+	echo "$st" | grep -qw "$b" || miss="$miss $b"
+done
+for f in 'context_switch: 1' 'namespaces: 1' 'use_clockid: 1' 'clockid: 1' 'sample_regs_user: 0x3'; do
+	echo "$ev" | grep -q "$f" || miss="$miss '$f'"
+done
+if [ $rc = 0 ] && [ -z "$miss" ] && perf report -i attr.data --stdio >/dev/null 2>&1; then
+	ok "-T -d -P -W --sample-identifier --switch-events --namespaces -k mono --user-regs: in the attributes, perf report reads the file"
+else
+	nok "attributes of perf's options" "exit $rc, missing:$miss" "$st" "$(head -3 attr.err)"
+fi
+rm -f attr.data
+"$PR" record -e cpu-clock -m 3 -o attr.data -- "$CL" 1000 2>attr.err
+rc=$?
+if [ $rc = 0 ] && grep -q 'rounding mmap pages size to 16K (4 pages)' attr.err; then
+	ok "-m 3: rounded up to 4 pages, said as perf says it"
+else
+	nok "-m 3: rounded up to 4 pages" "exit $rc: $(head -3 attr.err)"
+fi
+
+# the manual's table against the parser's
+if out=$(PERF_RING="$PR" "$HERE/../../../scripts/perf_ring/record-options.py" \
+		--check "$HERE/../../../Documentation/admin-guide/perf-ring-record.rst" 2>&1); then
+	ok "the manual's option table matches the parser's: $(echo "$out" | tail -1)"
+else
+	nok "the manual's option table matches the parser's" "$(echo "$out" | head -5)"
+fi
+
+# -G: only the tasks of the cgroup, beside the same work outside it
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -z "$cgmnt" ] || ! mkdir -p "$cgmnt/perf-ring-e2e-$$" 2>/dev/null; then
+	skip "-G CGROUP" "no cgroup2 mount to make a cgroup in"
+else
+	cg=perf-ring-e2e-$$
+	(echo "$BASHPID" >"$cgmnt/$cg/cgroup.procs" && exec "$CL" 20000000) & inpid=$!
+	"$CL" 20000000 & outpid=$!
+	rm -f cg.data
+	"$PR" record -e cpu-clock -a -G "$cg" -o cg.data -- sleep 1 2>cg.err
+	rc=$?
+	wait $inpid $outpid
+	rmdir "$cgmnt/$cg"
+	pids=$(perf report -i cg.data --stdio --sort pid 2>/dev/null | grep -oE '[0-9]+:close-loop' | cut -d: -f1 | sort -u | tr '\n' ' ')
+	if [ $rc = 0 ] && [ "$pids" = "$inpid " ]; then
+		ok "-a -G CGROUP: samples of the close-loop in the cgroup ($inpid) only, not of the one beside it"
+	else
+		nok "-a -G CGROUP: only the cgroup's tasks" "exit $rc, close-loop pids '$pids' (in: $inpid, out: $outpid): $(head -2 cg.err)"
+	fi
+fi
+
+# --max-size: stops at the size and the command with it, as perf does
+rm -f ms.data
+"$PR" record -e cpu-clock -F 20000 --max-size=200K -o ms.data -- "$CL" 200000000 2>ms.err
+rc=$?
+sz=$(stat -c %s ms.data 2>/dev/null || echo 0)
+if [ $rc = 143 ] && grep -q 'perf size limit reached' ms.err && [ "$sz" -ge 204800 ] &&
+   [ "$sz" -lt 2097152 ] && perf report -i ms.data --stats >/dev/null 2>&1; then
+	ok "--max-size=200K: stopped at $sz bytes, the command with SIGTERM (exit 143, as perf), perf reads the file"
+else
+	nok "--max-size=200K" "exit $rc, $sz bytes: $(head -3 ms.err)"
+fi

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record_parse(): perf's option matching rules (parse-options.c) on
+ * perf-ring's table: exact names, abbreviations that must not collide
+ * with a perf option, --no- forms, bundled switches, "--opt=val" and
+ * "--opt val", and usage errors (-EINVAL, exit 129 in cmd_record).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "tap.h"
+
+static struct record_opts o;
+
+/* record_parse() on a NULL-terminated list of words after "record" */
+static int parse(const char *first, ...)
+{
+	static char *argv[64];
+	va_list ap;
+	int argc = 0;
+
+	argv[argc++] = "perf-ring";	/* argv[-1] for record_parse */
+	argv[argc++] = "record";
+	va_start(ap, first);
+	for (const char *a = first; a && argc < 63; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	events_free(&o.events);
+	free(o.pids);
+	o.pids = NULL;
+	return record_parse(argc - 1, argv + 1, &o);
+}
+
+static int test_prefix_collisions(void)
+{
+	/* --timestamp is perf's -T, not a prefix of --timestamp-filename */
+	CHECK(!parse("--timestamp", "--", "true", NULL) && !o.timestamp_filename &&
+	      (o.sample_add & PERF_SAMPLE_TIME), "--timestamp");
+	CHECK(!parse("--timestamp-f", "--", "true", NULL) && o.timestamp_filename,
+	      "--timestamp-f abbreviates --timestamp-filename");
+	/* --timestam: timestamp-filename or timestamp-boundary, as perf */
+	CHECK(parse("--timestam", "--", "true", NULL) == -EINVAL, "--timestam is ambiguous");
+	/* --synt is perf's --synth, not perf-ring's --synth-threads */
+	CHECK(!parse("--synt=no", "--", "true", NULL) && o.synth_none, "--synt=no");
+	CHECK(!parse("--synth", "no", "--", "true", NULL) && o.synth_none, "--synth no");
+	CHECK(!parse("--synth-threads=3", "--", "true", NULL) && o.synth_threads == 3,
+	      "--synth-threads=3: %d", o.synth_threads);
+	/* a perf-ring option is found by a prefix only when no perf option has it */
+	CHECK(!parse("--reader-s", "200", "--", "true", NULL) && o.reader_slice_us == 200,
+	      "--reader-s 200");
+	CHECK(parse("--snap", "--", "true", NULL) == -EOPNOTSUPP,
+	      "--snap is perf's -S (refused), not --snapshot-delay");
+	return 0;
+}
+
+/* every short option perf has means here what it means to perf */
+static int test_short_options(void)
+{
+	static const struct { char sh; const char *ln; } perf[] = {
+		{ 'a', "all-cpus" }, { 'b', "branch-any" }, { 'B', "no-buildid" },
+		{ 'c', "count" }, { 'C', "cpu" }, { 'd', "data" }, { 'D', "delay" },
+		{ 'e', "event" }, { 'F', "freq" }, { 'G', "cgroup" }, { 'I', "intr-regs" },
+		{ 'i', "no-inherit" }, { 'j', "branch-filter" }, { 'k', "clockid" },
+		{ 'm', "mmap-pages" }, { 'N', "no-buildid-cache" }, { 'n', "no-samples" },
+		{ 'o', "output" }, { 'P', "period" }, { 'p', "pid" }, { 'q', "quiet" },
+		{ 'R', "raw-samples" }, { 'r', "realtime" }, { 'S', "snapshot" },
+		{ 's', "stat" }, { 't', "tid" }, { 'T', "timestamp" }, { 'u', "uid" },
+		{ 'v', "verbose" }, { 'W', "weight" }, { 'z', "compression-level" },
+	};
+	int n = record_nr_options();
+
+	for (size_t i = 0; i < ARRAY_SIZE(perf); i++) {
+		int k;
+
+		for (k = 0; k < n && record_option(k)->short_name != perf[i].sh; k++)
+			;
+		CHECK(k < n && record_option(k)->long_name &&
+		      !strcmp(record_option(k)->long_name, perf[i].ln),
+		      "-%c is not --%s", perf[i].sh, perf[i].ln);
+	}
+	CHECK(!parse("-i", "--", "true", NULL) && o.no_inherit, "-i is --no-inherit");
+	return 0;
+}
+
+static int test_table(void)
+{
+	int n = record_nr_options(), perf = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct record_optinfo *a = record_option(i);
+
+		perf += a->support != SUP_OWN;
+		CHECK(a->support == SUP_PERF || a->support == SUP_OWN || (a->note && *a->note),
+		      "--%s: a difference or refusal without its reason", a->long_name);
+		for (int k = 0; k < n; k++) {
+			const struct record_optinfo *b = record_option(k);
+
+			CHECK(k == i || !a->short_name || a->short_name != b->short_name,
+			      "-%c twice", a->short_name);
+			CHECK(k == i || !a->long_name || !b->long_name ||
+			      strcmp(a->long_name, b->long_name), "--%s twice", a->long_name);
+			/* an own option's full name must not abbreviate a perf option */
+			CHECK(a->support != SUP_OWN || b->support == SUP_OWN || !a->long_name ||
+			      !b->long_name || strncmp(b->long_name, a->long_name,
+						       strlen(a->long_name)),
+			      "--%s is a prefix of perf's --%s", a->long_name, b->long_name);
+		}
+	}
+	CHECK(perf == 81, "%d perf options in the table, perf record 6.1 has 81", perf);
+	return 0;
+}
+
+static int test_bundles_and_values(void)
+{
+	CHECK(!parse("-ag", NULL) && o.system_wide && o.callgraph == CALLGRAPH_FP, "-ag");
+	CHECK(!parse("-aF99", NULL) && o.system_wide && o.freq == 99, "-aF99: %llu",
+	      (unsigned long long)o.freq);
+	CHECK(!parse("-F", "99", "-a", NULL) && o.freq == 99, "-F 99");
+	CHECK(!parse("--freq=99", "-a", NULL) && o.freq == 99, "--freq=99");
+	CHECK(!parse("--freq", "99", "-a", NULL) && o.freq == 99, "--freq 99");
+	CHECK(!parse("-o", "x.data", "-a", NULL) && !strcmp(o.output, "x.data"), "-o x.data");
+	CHECK(!parse("-ox.data", "-a", NULL) && !strcmp(o.output, "x.data"), "-ox.data");
+	/* a required value is the next word, whatever it is (perf's -D -1) */
+	CHECK(!parse("-D", "-1", "--", "true", NULL) && o.delay_ms == -1, "-D -1");
+	/* an optional value only from the same word: -z 3 is -z, then a command */
+	CHECK(!parse("-z", "true", NULL) && o.level == 1 && o.workload &&
+	      !strcmp(o.workload[0], "true"), "-z COMMAND");
+	CHECK(!parse("-z3", "-a", NULL) && o.level == 3, "-z3");
+	CHECK(!parse("-z=3", "-a", NULL) && o.level == 3, "-z=3");
+	CHECK(!parse("-m=8", "-a", NULL) && o.mmap_bytes == 8 * (u64)sysconf(_SC_PAGESIZE), "-m=8");
+	CHECK(!parse("--compression-level=5", "-a", NULL) && o.level == 5, "--compression-level=5");
+	/* the first word that is not an option starts the command */
+	CHECK(!parse("sleep", "-a", NULL) && !o.system_wide && o.workload &&
+	      !strcmp(o.workload[1], "-a"), "sleep -a");
+	CHECK(!parse("-m", "3", "-a", NULL) && o.mmap_bytes == 4 * (u64)sysconf(_SC_PAGESIZE),
+	      "-m 3 rounds up to 4 pages: %llu", (unsigned long long)o.mmap_bytes);
+	CHECK(!parse("-m", "8,3", "-a", NULL) && o.mmap_bytes == 8 * (u64)sysconf(_SC_PAGESIZE),
+	      "-m 8,3");
+	return 0;
+}
+
+static int test_negation(void)
+{
+	CHECK(!parse("--no-aio", "-a", NULL) && o.aio == 0, "--no-aio");
+	CHECK(!parse("--aio=8", "-a", NULL) && o.aio == 8, "--aio=8");
+	CHECK(!parse("-i", "--inherit", "-a", NULL) && !o.no_inherit, "--inherit undoes -i");
+	CHECK(!parse("-B", "--buildid", "-a", NULL) && !o.no_buildid, "--buildid undoes -B");
+	CHECK(!parse("-a", "--no-all-cpus", "-p", "1", NULL) && !o.system_wide,
+	      "--no-all-cpus");
+	CHECK(!parse("-g", "--no-call-graph", "-a", NULL) && o.callgraph == CALLGRAPH_NONE,
+	      "--no-call-graph");
+	CHECK(parse("--no-output", "-a", NULL) == -EINVAL, "--no-output isn't available");
+	CHECK(parse("--no-aio=3", "-a", NULL) == -EINVAL, "--no-aio=3 takes no value");
+	return 0;
+}
+
+static int test_usage_errors(void)
+{
+	CHECK(parse("--bogus", NULL) == -EINVAL, "--bogus");
+	CHECK(parse("-Y", NULL) == -EINVAL, "-Y");
+	CHECK(parse("-o", NULL) == -EINVAL, "-o without a value");
+	CHECK(parse("--all-cpus=1", NULL) == -EINVAL, "--all-cpus=1");
+	CHECK(parse("-m", "x", "-a", NULL) == -EINVAL, "-m x");
+	CHECK(parse("-k", "nosuchclock", "-a", NULL) == -EINVAL, "-k nosuchclock");
+	CHECK(!parse("-k", "CLOCK_MONOTONIC_RAW", "-a", NULL) && o.clockid_set, "-k CLOCK_MONOTONIC_RAW");
+	CHECK(parse("--synth=bogus", "-a", NULL) == -EINVAL, "--synth=bogus");
+	CHECK(parse("--user-regs=NOPE", "-a", NULL) == -EINVAL, "--user-regs=NOPE");
+	CHECK(parse("-a", "-p", "1", NULL) == -EINVAL, "-a with -p");
+	CHECK(parse("--exclude-perf", "-a", NULL) == -EINVAL, "--exclude-perf before any -e");
+	/* a perf option perf-ring cannot do: refused, not unknown */
+	CHECK(parse("-b", "-a", NULL) == -EOPNOTSUPP, "-b");
+	CHECK(parse("--aux-sample", "-a", NULL) == -EOPNOTSUPP, "--aux-sample");
+	return 0;
+}
+
+static int test_sample_fields(void)
+{
+	CHECK(!parse("-d", "-P", "-W", "--phys-data", "--sample-identifier", "-a", NULL) &&
+	      o.sample_add == (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_WEIGHT | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_IDENTIFIER),
+	      "sample_add %#llx", (unsigned long long)o.sample_add);
+#if defined(__x86_64__)
+	CHECK(!parse("--user-regs=AX,ip", "-I", "-a", NULL) &&
+	      o.regs_user == ((1ULL << 0) | (1ULL << 8)) && o.regs_intr == 0xff0fffULL,
+	      "regs %#llx %#llx", (unsigned long long)o.regs_user,
+	      (unsigned long long)o.regs_intr);
+#endif
+	return 0;
+}
+
+int main(void)
+{
+	/* the messages of the refusals and errors are expected: keep them out of TAP */
+	if (!freopen("/dev/null", "w", stderr))
+		return 1;
+	tap_run("prefixes: exact names win, no abbreviation collides with perf's", test_prefix_collisions);
+	tap_run("short options: perf's meaning (-i is --no-inherit)", test_short_options);
+	tap_run("the table: 81 perf options, unique names, reasons given", test_table);
+	tap_run("bundles -ag, -F99, --opt=val and --opt val, optional values", test_bundles_and_values);
+	tap_run("--no-NAME and NAME for no-NAME", test_negation);
+	tap_run("usage errors: -EINVAL (exit 129); refusals: -EOPNOTSUPP", test_usage_errors);
+	tap_run("sample fields and registers", test_sample_fields);
+	return tap_done();
+}
