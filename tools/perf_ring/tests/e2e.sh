@@ -744,4 +744,7 @@ fi
 # under a memory cgroup's limit: a message, never the OOM killer
 . "$HERE/e2e-memlimit.sh"
 
+# the readers on hostile files (hostile.py), and report -f
+. "$HERE/e2e-security-readers.sh"
+
 finish
