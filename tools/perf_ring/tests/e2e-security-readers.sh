@@ -79,7 +79,7 @@ if ! command -v python3 >/dev/null; then
 else
 	H="python3 $SR_HERE/hostile.py"
 	cd "$SR" || exit 1
-	for c in plain many-attrs event-desc zstd-bomb id-overlap big-feature pipe-garbage; do
+	for c in plain many-attrs event-desc zstd-bomb id-overlap big-feature pipe-garbage tp-attrs; do
 		$H $c $c.data || nok "readers: hostile.py $c"
 	done
 
@@ -137,6 +137,17 @@ else
 	refused "readers: --decompress out of memory exits 2, never 'wrote'" 2 'out of memory|Cannot allocate'
 	rm -f big-feature.out
 
+	# 7. --recover names the events from this machine's tracefs: 20000
+	# tracepoint attributes, one walk of tracefs each, took hours
+	hrun 1048576 20 "$PR" report --recover -i tp-attrs.data -o tp-attrs.rec
+	if [ "$hrc" = 0 ] && grep -q "recovered 40 bytes" "$SR/err" &&
+	   [ "$(grep -c 'has no name' "$SR/err")" -le 10 ]; then
+		ok "readers: --recover of 20000 tracepoint attributes walks tracefs once, warns 10 times"
+	else
+		refused "readers: --recover of 20000 tracepoint attributes walks tracefs once" 0 '.'
+	fi
+	rm -f tp-attrs.rec
+
 	# the limits refuse nothing sound
 	hrun 1048576 10 "$PR" report -i plain.data
 	if [ "$hrc" = 0 ] && grep -q 'cpu-clock stats' "$SR/out"; then
@@ -145,7 +156,7 @@ else
 		nok "readers: a sound small file is still read" "exit $hrc: $(line "$SR/err")"
 	fi
 
-	# 7. files of another user: refused unless -f, as perf does
+	# 8. files of another user: refused unless -f, as perf does
 	# (util/data.c), by report and by --recover
 	if ! id nobody >/dev/null 2>&1 || [ "$(id -u)" = "$(id -u nobody)" ]; then
 		skip "readers: report refuses another user's file" "no user 'nobody' to own it"

@@ -15,6 +15,8 @@ builder for seeds):
   big-feature     sparse file with one 130 MB feature section (HOSTNAME):
                   --decompress must allocate it
   pipe-garbage    perf's pipe header, then 8 MB of zeros
+  tp-attrs        20000 tracepoint attributes (ids no machine has): --recover
+                  looks each up in tracefs
   plain           a small sound file (2 events, 3 samples, EVENT_DESC)
 
 Sparse files are made with truncate: they take no disk space.
@@ -212,6 +214,17 @@ def big_feature(path, size=130 << 20):
     write_sparse(path, [(0, bytes(b))], off + size)
 
 
+def tp_attrs(path, n=20000):
+    f = File()
+    f.attr_size = ATTR_VER0 + 16
+    for i in range(n):
+        f.add_event(attr(2, (1 << 40) + i, SAMPLE_IP | SAMPLE_TID | SAMPLE_TIME | SAMPLE_ID,
+                         ATTR_VER0), [])
+    f.records = sample(0x1000, 5, 100, 1)
+    with open(path, "wb") as fp:
+        fp.write(f.bytes())
+
+
 def pipe_garbage(path, n=8 << 20):
     with open(path, "wb") as fp:
         fp.write(struct.pack("<QQ", MAGIC, 16))
@@ -225,6 +238,7 @@ CASES = {
     "id-overlap": id_overlap,
     "big-feature": big_feature,
     "pipe-garbage": pipe_garbage,
+    "tp-attrs": tp_attrs,
     "plain": lambda p: open(p, "wb").write(plain()),
 }
 
