@@ -583,7 +583,53 @@ bool pf_has_feat(const struct pf_header *h, int feat)
 	return h->features[feat / 64] & (1ULL << (feat % 64));
 }
 
-static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
+/*
+ * The small fields of the attribute table and of HEADER_EVENT_DESC, read
+ * at increasing offsets: 64 KiB at a time, not one pread() each (a table
+ * of 65536 attributes is 65536 system calls otherwise).
+ */
+struct rdbuf {
+	int fd;
+	u64 file_size;
+	u64 base;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void rd_init(struct rdbuf *r, int fd, u64 file_size)
+{
+	r->fd = fd;
+	r->file_size = file_size;
+	r->base = 0;
+	r->len = 0;
+}
+
+static int rd_get(struct rdbuf *r, void *dst, size_t n, u64 off)
+{
+	size_t want;
+	int err;
+
+	if (off >= r->base && off - r->base <= r->len && r->len - (off - r->base) >= n) {
+		memcpy(dst, r->buf + (off - r->base), n);
+		return 0;
+	}
+	want = sizeof(r->buf);
+	if (off < r->file_size && r->file_size - off < want)
+		want = r->file_size - off;
+	if (n > sizeof(r->buf) || off >= r->file_size || want < n)
+		return pread_full(r->fd, dst, n, off);
+	err = pread_full(r->fd, r->buf, want, off);
+	if (err) {
+		r->len = 0;
+		return err;
+	}
+	r->base = off;
+	r->len = want;
+	memcpy(dst, r->buf, n);
+	return 0;
+}
+
+static int read_pstr(struct rdbuf *rd, u64 *off, u64 end, char *dst, size_t dlen)
 {
 	u32 len;
 	char *tmp;
@@ -591,7 +637,7 @@ static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
 
 	if (*off > end || end - *off < 4)
 		return -EINVAL;
-	err = pread_full(fd, &len, 4, *off);
+	err = rd_get(rd, &len, 4, *off);
 	if (err)
 		return err;
 	if (len > 65536 || end - *off - 4 < len)
@@ -599,7 +645,7 @@ static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
 	tmp = malloc(len + 1);
 	if (!tmp)
 		return -ENOMEM;
-	err = pread_full(fd, tmp, len, *off + 4);
+	err = rd_get(rd, tmp, len, *off + 4);
 	if (!err) {
 		tmp[len] = 0;
 		snprintf(dst, dlen, "%s", tmp);
@@ -632,26 +678,35 @@ static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 {
 	struct id_ev *map = NULL;
 	size_t nmap = 0, total = 0;
+	struct rdbuf *rd;
 	u32 nre, sz;
 	int err;
 
 	if (off > end || end - off < 8)
 		return -EINVAL;
-	err = pread_full(f->fd, &nre, 4, off);
+	rd = malloc(sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd_init(rd, f->fd, f->file_size);
+	err = rd_get(rd, &nre, 4, off);
 	if (!err)
-		err = pread_full(f->fd, &sz, 4, off + 4);
-	if (err)
-		return err;
+		err = rd_get(rd, &sz, 4, off + 4);
 	off += 8;
 	/* an entry takes at least 8 bytes (ids count and name length) */
-	if ((nre && sz > 4096) || nre > (end - off) / 8)
-		return -EINVAL;
+	if (!err && ((nre && sz > 4096) || nre > (end - off) / 8))
+		err = -EINVAL;
+	if (err) {
+		free(rd);
+		return err;
+	}
 	for (int e = 0; e < f->nr_evs; e++)
 		total += f->evs[e].nr_ids;
 	if (nre && total) {
 		map = malloc(total * sizeof(*map));
-		if (!map)
+		if (!map) {
+			free(rd);
 			return -ENOMEM;
+		}
 		for (int e = 0; e < f->nr_evs; e++)
 			for (int k = 0; k < f->evs[e].nr_ids; k++)
 				map[nmap++] = (struct id_ev){ f->evs[e].ids[k], e };
@@ -666,15 +721,15 @@ static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 		err = -EINVAL;
 		if (end - off < (u64)sz + 4)
 			break;
-		err = pread_full(f->fd, &attr, sz < sizeof(attr) ? sz : sizeof(attr), off);
+		err = rd_get(rd, &attr, sz < sizeof(attr) ? sz : sizeof(attr), off);
 		if (err)
 			break;
 		off += sz;
-		err = pread_full(f->fd, &nr_ids, 4, off);
+		err = rd_get(rd, &nr_ids, 4, off);
 		if (err)
 			break;
 		off += 4;
-		err = read_pstr(f->fd, &off, end, name, sizeof(name));
+		err = read_pstr(rd, &off, end, name, sizeof(name));
 		if (err)
 			break;
 		err = -EINVAL;
@@ -684,7 +739,7 @@ static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 		if (nr_ids) {
 			struct id_ev key = { 0 }, *hit = NULL;
 
-			err = pread_full(f->fd, &key.id, 8, off);
+			err = rd_get(rd, &key.id, 8, off);
 			if (err)
 				break;
 			if (map)
@@ -697,6 +752,7 @@ static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 		off += (u64)nr_ids * 8;
 	}
 	free(map);
+	free(rd);
 	return err;
 }
 
@@ -973,6 +1029,7 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 {
 	struct stat st;
 	u64 nfeat = 0, fidx = 0, ids_total = 0, feat_total = 0;
+	struct rdbuf *rd;
 	u64 head[2];
 	int err;
 
@@ -1052,22 +1109,27 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 	}
 	f->nr_evs = f->h.attrs.size / f->h.attr_size;
 	f->evs = calloc(f->nr_evs ? f->nr_evs : 1, sizeof(*f->evs));
-	if (!f->evs)
+	rd = malloc(sizeof(*rd));
+	if (!f->evs || !rd) {
+		free(rd);
 		return -ENOMEM;
+	}
+	rd_init(rd, f->fd, f->file_size);
 	for (int i = 0; i < f->nr_evs; i++) {
 		struct pf_reader_event *e = &f->evs[i];
 		u64 off = f->h.attrs.offset + i * f->h.attr_size;
 		u64 asz = f->h.attr_size - sizeof(struct pf_section);
 		struct pf_section ids;
 
-		err = pread_full(f->fd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off);
+		err = rd_get(rd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off);
 		if (!err)
-			err = pread_full(f->fd, &ids, sizeof(ids), off + asz);
+			err = rd_get(rd, &ids, sizeof(ids), off + asz);
 		if (err)
-			return err;
+			break;
 		if (pf_outside(ids.offset, ids.size, f->file_size) || ids.size > (1 << 24)) {
 			snprintf(f->errmsg, sizeof(f->errmsg), "id table of event %d is outside the file", i);
-			return -EINVAL;
+			err = -EINVAL;
+			break;
 		}
 		/*
 		 * Tables may overlap in a hostile file: their sum is bounded
@@ -1077,16 +1139,18 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 		if (ids_total > f->file_size || ids_total / 8 > IDMAP_MAX) {
 			snprintf(f->errmsg, sizeof(f->errmsg),
 				 "id tables add up to more than the file (event %d)", i);
-			return -EINVAL;
+			err = -EINVAL;
+			break;
 		}
 		e->nr_ids = ids.size / 8;
 		e->ids = calloc(e->nr_ids + 1, 8);
-		if (!e->ids)
-			return -ENOMEM;
-		err = pread_full(f->fd, e->ids, ids.size, ids.offset);
+		err = e->ids ? pread_full(f->fd, e->ids, ids.size, ids.offset) : -ENOMEM;
 		if (err)
-			return err;
+			break;
 	}
+	free(rd);
+	if (err)
+		return err;
 
 	for (int b = 0; b < PF_FEAT_BITS; b++)
 		if (pf_has_feat(&f->h, b))
