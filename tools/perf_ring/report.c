@@ -93,17 +93,22 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
 		}
 		r->dz_on = true;
 	}
+	/*
+	 * What is left of the previous output is part of one record (less
+	 * than 64 KiB): room for it and cap once, not a realloc() of the
+	 * whole buffer for each record.
+	 */
 	if (r->pend_cap < r->pend_len + cap) {
-		char *np = realloc(r->pend, r->pend_len + cap);
+		size_t want = (r->pend_len > 65536 ? r->pend_len : 65536) + cap;
+		char *np = realloc(r->pend, want);
 
 		if (!np) {
 			snprintf(r->err, sizeof(r->err),
-				 "out of memory for a decompression buffer of %zu bytes",
-				 r->pend_len + cap);
+				 "out of memory for a decompression buffer of %zu bytes", want);
 			return -ENOMEM;
 		}
 		r->pend = np;
-		r->pend_cap = r->pend_len + cap;
+		r->pend_cap = want;
 	}
 	n = decomp_payload(&r->dz, rec + 8, size - 8, r->pend + r->pend_len, cap);
 	if (n <= 0) {
