@@ -901,7 +901,7 @@ static int open_pipe(struct pf_file *f)
 
 			err = pread_full(f->fd, &len, 4, off + 8);
 			end += len;
-			if (!err && (end > f->file_size || end - off < len)) {
+			if (!err && end > f->file_size) {
 				snprintf(f->errmsg, sizeof(f->errmsg),
 					 "truncated inside the tracing data");
 				err = -EINVAL;
