@@ -23,7 +23,7 @@ struct idmap {
  * The most ids a map holds: 2^24 (16 M ids, 256 MB of map), far above a
  * recording's events times CPUs, far below what overflows its int index.
  */
-#define IDMAP_MAX (1u << 24)
+#define IDMAP_MAX PF_READ_IDS_MAX
 
 /*
  * -EOVERFLOW or -E2BIG when the counts (from a file) are negative or add

@@ -15,7 +15,6 @@
 #include <dirent.h>
 
 #include "perfdata.h"
-#include "counts.h"
 #include "events.h"
 #include "tracing.h"
 #include "version.h"
@@ -810,7 +809,7 @@ static int evs_grow(struct pf_file *f, int *room)
 
 /*
  * One HEADER_ATTR record of a pipe-format file: an event and its ids.
- * *total counts the ids of all events so far (bounded by IDMAP_MAX).
+ * *total counts the ids of all events so far (bounded by PF_READ_IDS_MAX).
  */
 static int pipe_attr(struct pf_file *f, u64 off, u32 size, int *room, u64 *total)
 {
@@ -839,8 +838,8 @@ static int pipe_attr(struct pf_file *f, u64 off, u32 size, int *room, u64 *total
 		return err;
 	e->nr_ids = (size - 8 - asz) / 8;
 	*total += e->nr_ids;
-	if (*total > IDMAP_MAX) {
-		snprintf(f->errmsg, sizeof(f->errmsg), "more than %u sample ids", IDMAP_MAX);
+	if (*total > PF_READ_IDS_MAX) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "more than %u sample ids", PF_READ_IDS_MAX);
 		return -E2BIG;
 	}
 	e->ids = calloc(e->nr_ids + 1, 8);
@@ -1136,7 +1135,7 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 		 * by the file's size, and by the id map's limit.
 		 */
 		ids_total += ids.size;
-		if (ids_total > f->file_size || ids_total / 8 > IDMAP_MAX) {
+		if (ids_total > f->file_size || ids_total / 8 > PF_READ_IDS_MAX) {
 			snprintf(f->errmsg, sizeof(f->errmsg),
 				 "id tables add up to more than the file (event %d)", i);
 			err = -EINVAL;

@@ -169,6 +169,8 @@ void pf_build_pipe_buildids(const struct pbuf *section, struct pbuf *out);
  * (counts.h).  A file beyond them is refused, not allocated for.
  */
 #define PF_READ_EVENTS_MAX 65536
+/* 16 M ids, 256 MB of sample-id map: IDMAP_MAX (counts.h) */
+#define PF_READ_IDS_MAX (1u << 24)
 struct pf_reader_event {
 	char name[256];
 	struct perf_event_attr attr;
