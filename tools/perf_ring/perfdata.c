@@ -1024,7 +1024,12 @@ fail:
 	return err;
 }
 
-static int open_file(struct pf_file *f, const char *path, bool salvage)
+/*
+ * owned: perf's rule (util/data.c): a file that neither the caller nor
+ * root owns is refused, before a byte of it is read.  Standard input is
+ * whatever the caller gave.
+ */
+static int open_file(struct pf_file *f, const char *path, bool salvage, bool owned)
 {
 	struct stat st;
 	u64 nfeat = 0, fidx = 0, ids_total = 0, feat_total = 0;
@@ -1045,6 +1050,11 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 		err = -errno;
 		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(errno));
 		return err;
+	}
+	if (owned && strcmp(path, "-") && st.st_uid && st.st_uid != geteuid()) {
+		snprintf(f->errmsg, sizeof(f->errmsg),
+			 "file not owned by current user or root (use -f to override)");
+		return -EPERM;
 	}
 	f->file_size = st.st_size;
 	if (f->file_size >= sizeof(head) && !pread_full(f->fd, head, sizeof(head), 0) &&
@@ -1226,12 +1236,17 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 
 int pf_open(struct pf_file *f, const char *path)
 {
-	return open_file(f, path, false);
+	return open_file(f, path, false, false);
 }
 
 int pf_open_salvage(struct pf_file *f, const char *path)
 {
-	return open_file(f, path, true);
+	return open_file(f, path, true, false);
+}
+
+int pf_open_owned(struct pf_file *f, const char *path, bool salvage)
+{
+	return open_file(f, path, salvage, true);
 }
 
 void pf_close(struct pf_file *f)

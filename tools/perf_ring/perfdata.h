@@ -199,6 +199,12 @@ int pf_open(struct pf_file *f, const char *path);
  * of the file and the feature sections are ignored (see recover.c).
  */
 int pf_open_salvage(struct pf_file *f, const char *path);
+/*
+ * pf_open() or pf_open_salvage() of a file that the caller or root owns,
+ * as perf reads only those without -f: -EPERM for another user's file,
+ * before anything of it is read.
+ */
+int pf_open_owned(struct pf_file *f, const char *path, bool salvage);
 void pf_close(struct pf_file *f);
 bool pf_has_feat(const struct pf_header *h, int feat);
 

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compress.h"
@@ -381,24 +380,6 @@ static int decompress_to(struct rep *r, const char *out)
 	return err;
 }
 
-/*
- * perf's rule (util/data.c): a file that neither the caller nor root owns
- * is read only with -f.  Standard input is whatever the caller gave.
- */
-static int check_owner(struct rep *r, const char *path)
-{
-	struct stat st;
-
-	if (!strcmp(path, "-") || fstat(r->f.fd, &st))
-		return 0;
-	if (st.st_uid && st.st_uid != geteuid()) {
-		snprintf(r->f.errmsg, sizeof(r->f.errmsg),
-			 "file not owned by current user or root (use -f to override)");
-		return -EPERM;
-	}
-	return 0;
-}
-
 static int rep_open(struct rep *r, const char *path, bool salvage, bool force)
 {
 	const u64 **ids;
@@ -407,9 +388,10 @@ static int rep_open(struct rep *r, const char *path, bool salvage, bool force)
 	memset(r, 0, sizeof(*r));
 	r->out_fd = -1;
 	r->salvage = salvage;
-	err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
-	if (!err && !force)
-		err = check_owner(r, path);
+	if (!force)
+		err = pf_open_owned(&r->f, path, salvage);
+	else
+		err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
 	if (err)
 		return err;
 	/* on the heap: the number of events comes from the file */

@@ -168,6 +168,12 @@ else
 		hrun 1048576 10 "$PR" report --recover -i nobody.data -o nobody.rec
 		refused "readers: --recover refuses a file owned by nobody" 2 \
 			'not owned by current user or root \(use -f to override\)'
+		# before a byte of it is read: a hostile file of nobody's is
+		# refused for its owner, not for what it holds
+		cp --sparse=always many-attrs.data nobody-hostile.data && chown nobody nobody-hostile.data
+		hrun 1048576 10 "$PR" report -i nobody-hostile.data
+		refused "readers: report refuses nobody's hostile file for its owner, before reading it" 2 \
+			'not owned by current user or root \(use -f to override\)'
 		hrun 1048576 10 "$PR" report -f -i nobody.data
 		if [ "$hrc" = 0 ] && grep -qE 'SAMPLE events: +3 ' "$SR/out"; then
 			ok "readers: report -f reads a file owned by nobody"
