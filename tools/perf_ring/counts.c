@@ -46,14 +46,24 @@ static void sample_layout(struct idmap *m)
 int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
 		int nr_events, u64 sample_type)
 {
-	int n = 0;
+	size_t n = 0, bytes;
 
-	for (int e = 0; e < nr_events; e++)
-		n += nr_ids[e];
-	m->v = calloc(n + 1, sizeof(*m->v));
+	m->v = NULL;
+	m->n = 0;
+	if (nr_events < 0)
+		return -EINVAL;
+	/* the counts come from a file: the sum and the product are checked */
+	for (int e = 0; e < nr_events; e++) {
+		if (nr_ids[e] < 0 || __builtin_add_overflow(n, (size_t)nr_ids[e], &n))
+			return -EOVERFLOW;
+	}
+	if (n > IDMAP_MAX)
+		return -E2BIG;
+	if (__builtin_mul_overflow(n + 1, sizeof(*m->v), &bytes))
+		return -EOVERFLOW;
+	m->v = malloc(bytes);
 	if (!m->v)
 		return -ENOMEM;
-	m->n = 0;
 	for (int e = 0; e < nr_events; e++)
 		for (int k = 0; k < nr_ids[e]; k++)
 			m->v[m->n++] = (struct idmap_ent){ ids[e][k], e };

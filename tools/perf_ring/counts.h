@@ -19,6 +19,16 @@ struct idmap {
 	u16 id_off, time_off, min_size;
 };
 
+/*
+ * The most ids a map holds: 2^24 (16 M ids, 256 MB of map), far above a
+ * recording's events times CPUs, far below what overflows its int index.
+ */
+#define IDMAP_MAX PF_READ_IDS_MAX
+
+/*
+ * -EOVERFLOW or -E2BIG when the counts (from a file) are negative or add
+ * up to more than IDMAP_MAX, -ENOMEM.
+ */
 int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
 		int nr_events, u64 sample_type);
 void idmap_free(struct idmap *m);

@@ -1316,3 +1316,76 @@ int events_name_attr(const struct perf_event_attr *a, struct pf_event *e)
 	}
 	return -ENOENT;
 }
+
+/* events_name_attrs(): the tracepoints to name, sorted by id */
+struct tp_names {
+	struct pf_event *evs;
+	int *idx;
+	int n;
+};
+
+static struct pf_event *tp_sort_evs;
+
+static int cmp_tp_config(const void *a, const void *b)
+{
+	u64 x = tp_sort_evs[*(const int *)a].attr.config;
+	u64 y = tp_sort_evs[*(const int *)b].attr.config;
+
+	return (x > y) - (x < y);
+}
+
+static int tp_name_all(void *arg, const char *sys, const char *name, u64 id)
+{
+	struct tp_names *t = arg;
+	int lo = 0, hi = t->n;
+
+	/* the first event with this id, then every one after it */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (t->evs[t->idx[mid]].attr.config < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && t->evs[t->idx[lo]].attr.config == id; lo++) {
+		struct pf_event *e = &t->evs[t->idx[lo]];
+
+		set_tp(e, sys, name);
+		snprintf(e->name, sizeof(e->name), "%s:%s", sys, name);
+	}
+	return 0;
+}
+
+int events_name_attrs(struct pf_event *evs, int n, int *res)
+{
+	struct tp_names t = { evs, NULL, 0 };
+	const char *tfs = tfs_path();
+
+	t.idx = malloc((n > 0 ? n : 1) * sizeof(*t.idx));
+	if (!t.idx)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		struct perf_event_attr a = evs[i].attr;
+
+		if (a.type != PERF_TYPE_TRACEPOINT) {
+			res[i] = events_name_attr(&a, &evs[i]);
+			continue;
+		}
+		memset(&evs[i], 0, sizeof(evs[i]));
+		evs[i].attr = a;
+		evs[i].group_leader = -1;
+		snprintf(evs[i].name, sizeof(evs[i].name), "tracepoint%llu",
+			 (unsigned long long)a.config);
+		t.idx[t.n++] = i;
+	}
+	if (t.n && tfs) {
+		tp_sort_evs = evs;
+		qsort(t.idx, t.n, sizeof(*t.idx), cmp_tp_config);
+		tp_walk(tfs, "*", "*", tp_name_all, &t);
+	}
+	for (int k = 0; k < t.n; k++)
+		res[t.idx[k]] = evs[t.idx[k]].tp_sys[0] ? 0 : -ENOENT;
+	free(t.idx);
+	return 0;
+}

@@ -89,6 +89,12 @@ void events_open_error(const struct pf_event *e, int errnum, char *buf, size_t l
  * -ENOENT when no name is known (e->name then describes the attribute).
  */
 int events_name_attr(const struct perf_event_attr *a, struct pf_event *e);
+/*
+ * The same for n events whose attr is set, res[i] its result: tracefs is
+ * walked once for all the tracepoints (events_name_attr() walks it once
+ * per event: n times the tracepoints of the machine, for n from a file).
+ */
+int events_name_attrs(struct pf_event *evs, int n, int *res);
 
 /* Tests: look PMUs up under sysfs_devices and tracepoints under tracefs. */
 void events_set_roots(const char *sysfs_devices, const char *tracefs);

@@ -12,7 +12,7 @@ int cmd_ctl(int argc, char **argv);
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: perf-ring record [options] -- COMMAND | -a | -p PID\n"
-		   "       perf-ring report [-i FILE] [--decompress -o OUT]\n"
+		   "       perf-ring report [-f] [-i FILE] [--decompress -o OUT | --recover -o OUT]\n"
 		   "       perf-ring ctl [-t SECONDS] CTL[,ACK] COMMAND\n"
 		   "       perf-ring --version\n"
 		   "See 'perf-ring record --help'.\n");

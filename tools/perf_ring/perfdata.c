@@ -219,9 +219,13 @@ static char *cpu_file(int cpu, const char *name, const char *alt)
 /* Distinct lists in order of first appearance, as perf writes them. */
 static void topo_lists(struct pbuf *b, int nr, const char *name, const char *alt)
 {
-	char *seen[nr > 0 ? nr : 1];
+	char **seen = calloc(nr > 0 ? nr : 1, sizeof(*seen));
 	int n = 0;
 
+	if (!seen) {
+		b->err = -ENOMEM;
+		return;
+	}
 	for (int c = 0; c < nr; c++) {
 		char *s = cpu_file(c, name, alt);
 		bool dup = false;
@@ -241,6 +245,7 @@ static void topo_lists(struct pbuf *b, int nr, const char *name, const char *alt
 		pbuf_pstr(b, seen[i]);
 		free(seen[i]);
 	}
+	free(seen);
 }
 
 static u32 cpu_id(int cpu, const char *name)
@@ -577,23 +582,69 @@ bool pf_has_feat(const struct pf_header *h, int feat)
 	return h->features[feat / 64] & (1ULL << (feat % 64));
 }
 
-static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
+/*
+ * The small fields of the attribute table and of HEADER_EVENT_DESC, read
+ * at increasing offsets: 64 KiB at a time, not one pread() each (a table
+ * of 65536 attributes is 65536 system calls otherwise).
+ */
+struct rdbuf {
+	int fd;
+	u64 file_size;
+	u64 base;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void rd_init(struct rdbuf *r, int fd, u64 file_size)
+{
+	r->fd = fd;
+	r->file_size = file_size;
+	r->base = 0;
+	r->len = 0;
+}
+
+static int rd_get(struct rdbuf *r, void *dst, size_t n, u64 off)
+{
+	size_t want;
+	int err;
+
+	if (off >= r->base && off - r->base <= r->len && r->len - (off - r->base) >= n) {
+		memcpy(dst, r->buf + (off - r->base), n);
+		return 0;
+	}
+	want = sizeof(r->buf);
+	if (off < r->file_size && r->file_size - off < want)
+		want = r->file_size - off;
+	if (n > sizeof(r->buf) || off >= r->file_size || want < n)
+		return pread_full(r->fd, dst, n, off);
+	err = pread_full(r->fd, r->buf, want, off);
+	if (err) {
+		r->len = 0;
+		return err;
+	}
+	r->base = off;
+	r->len = want;
+	memcpy(dst, r->buf, n);
+	return 0;
+}
+
+static int read_pstr(struct rdbuf *rd, u64 *off, u64 end, char *dst, size_t dlen)
 {
 	u32 len;
 	char *tmp;
 	int err;
 
-	if (*off + 4 > end)
+	if (*off > end || end - *off < 4)
 		return -EINVAL;
-	err = pread_full(fd, &len, 4, *off);
+	err = rd_get(rd, &len, 4, *off);
 	if (err)
 		return err;
-	if (*off + 4 + len > end || len > 65536)
+	if (len > 65536 || end - *off - 4 < len)
 		return -EINVAL;
 	tmp = malloc(len + 1);
 	if (!tmp)
 		return -ENOMEM;
-	err = pread_full(fd, tmp, len, *off + 4);
+	err = rd_get(rd, tmp, len, *off + 4);
 	if (!err) {
 		tmp[len] = 0;
 		snprintf(dst, dlen, "%s", tmp);
@@ -603,52 +654,105 @@ static int read_pstr(int fd, u64 *off, u64 end, char *dst, size_t dlen)
 	return err;
 }
 
+struct id_ev {
+	u64 id;
+	int ev;
+};
+
+static int cmp_id_ev(const void *a, const void *b)
+{
+	const struct id_ev *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * HEADER_EVENT_DESC: per entry an attribute, a count of ids, a name and
+ * the ids.  An entry names the event that has its first id; the ids are
+ * sorted once, so that the section is read in n log n whatever its
+ * counts say.  Every count is checked against the section's end before
+ * it moves the offset.
+ */
 static int read_event_desc(struct pf_file *f, u64 off, u64 end)
 {
+	struct id_ev *map = NULL;
+	size_t nmap = 0, total = 0;
+	struct rdbuf *rd;
 	u32 nre, sz;
 	int err;
 
-	err = pread_full(f->fd, &nre, 4, off);
+	if (off > end || end - off < 8)
+		return -EINVAL;
+	rd = malloc(sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd_init(rd, f->fd, f->file_size);
+	err = rd_get(rd, &nre, 4, off);
 	if (!err)
-		err = pread_full(f->fd, &sz, 4, off + 4);
-	if (err)
-		return err;
+		err = rd_get(rd, &sz, 4, off + 4);
 	off += 8;
+	/* an entry takes at least 8 bytes (ids count and name length) */
+	if (!err && ((nre && sz > 4096) || nre > (end - off) / 8))
+		err = -EINVAL;
+	if (err) {
+		free(rd);
+		return err;
+	}
+	for (int e = 0; e < f->nr_evs; e++)
+		total += f->evs[e].nr_ids;
+	if (nre && total) {
+		map = malloc(total * sizeof(*map));
+		if (!map) {
+			free(rd);
+			return -ENOMEM;
+		}
+		for (int e = 0; e < f->nr_evs; e++)
+			for (int k = 0; k < f->evs[e].nr_ids; k++)
+				map[nmap++] = (struct id_ev){ f->evs[e].ids[k], e };
+		qsort(map, nmap, sizeof(*map), cmp_id_ev);
+	}
 	for (u32 i = 0; i < nre; i++) {
 		struct perf_event_attr attr;
 		u32 nr_ids;
 		char name[256];
 
 		memset(&attr, 0, sizeof(attr));
-		if (sz > 4096 || off + sz + 4 > end)
-			return -EINVAL;
-		err = pread_full(f->fd, &attr, sz < sizeof(attr) ? sz : sizeof(attr), off);
+		err = -EINVAL;
+		if (end - off < (u64)sz + 4)
+			break;
+		err = rd_get(rd, &attr, sz < sizeof(attr) ? sz : sizeof(attr), off);
 		if (err)
-			return err;
+			break;
 		off += sz;
-		err = pread_full(f->fd, &nr_ids, 4, off);
+		err = rd_get(rd, &nr_ids, 4, off);
 		if (err)
-			return err;
+			break;
 		off += 4;
-		err = read_pstr(f->fd, &off, end, name, sizeof(name));
+		err = read_pstr(rd, &off, end, name, sizeof(name));
 		if (err)
-			return err;
+			break;
+		err = -EINVAL;
+		if ((u64)nr_ids * 8 > end - off)
+			break;
+		err = 0;
 		if (nr_ids) {
-			u64 first;
+			struct id_ev key = { 0 }, *hit = NULL;
 
-			err = pread_full(f->fd, &first, 8, off);
+			err = rd_get(rd, &key.id, 8, off);
 			if (err)
-				return err;
-			for (int e = 0; e < f->nr_evs; e++)
-				for (int k = 0; k < f->evs[e].nr_ids; k++)
-					if (f->evs[e].ids[k] == first)
-						snprintf(f->evs[e].name, sizeof(f->evs[e].name), "%s", name);
-		} else if ((int)i < f->nr_evs && !f->evs[i].name[0]) {
+				break;
+			if (map)
+				hit = bsearch(&key, map, nmap, sizeof(*map), cmp_id_ev);
+			if (hit)
+				snprintf(f->evs[hit->ev].name, sizeof(f->evs[hit->ev].name), "%s", name);
+		} else if (i < (u32)f->nr_evs && !f->evs[i].name[0]) {
 			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "%s", name);
 		}
 		off += (u64)nr_ids * 8;
 	}
-	return 0;
+	free(map);
+	free(rd);
+	return err;
 }
 
 /* Whether [off, off + size) leaves the file; off + size may wrap. */
@@ -677,10 +781,39 @@ static int read_priv(struct pf_file *f, u64 off)
 	return 0;
 }
 
-/* One HEADER_ATTR record of a pipe-format file: an event and its ids. */
-static int pipe_attr(struct pf_file *f, u64 off, u32 size)
+/*
+ * Room for one more event in f->evs, doubling (a pipe-format file adds
+ * them one record at a time), up to PF_READ_EVENTS_MAX.
+ */
+static int evs_grow(struct pf_file *f, int *room)
 {
-	struct pf_reader_event *e, *v;
+	struct pf_reader_event *v;
+	int n;
+
+	if (f->nr_evs < *room)
+		return 0;
+	if (f->nr_evs >= PF_READ_EVENTS_MAX) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "more than %d events", PF_READ_EVENTS_MAX);
+		return -E2BIG;
+	}
+	n = *room ? *room * 2 : 8;
+	if (n > PF_READ_EVENTS_MAX)
+		n = PF_READ_EVENTS_MAX;
+	v = realloc(f->evs, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->evs = v;
+	*room = n;
+	return 0;
+}
+
+/*
+ * One HEADER_ATTR record of a pipe-format file: an event and its ids.
+ * *total counts the ids of all events so far (bounded by PF_READ_IDS_MAX).
+ */
+static int pipe_attr(struct pf_file *f, u64 off, u32 size, int *room, u64 *total)
+{
+	struct pf_reader_event *e;
 	struct perf_event_attr attr;
 	u32 asz;
 	int err;
@@ -695,16 +828,20 @@ static int pipe_attr(struct pf_file *f, u64 off, u32 size)
 	asz = attr.size;
 	if (asz < PERF_ATTR_SIZE_VER0 || 8 + asz > size || (size - 8 - asz) % 8)
 		return -EINVAL;
-	v = realloc(f->evs, (f->nr_evs + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	f->evs = v;
+	err = evs_grow(f, room);
+	if (err)
+		return err;
 	e = &f->evs[f->nr_evs];
 	memset(e, 0, sizeof(*e));
 	err = pread_full(f->fd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off + 8);
 	if (err)
 		return err;
 	e->nr_ids = (size - 8 - asz) / 8;
+	*total += e->nr_ids;
+	if (*total > PF_READ_IDS_MAX) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "more than %u sample ids", PF_READ_IDS_MAX);
+		return -E2BIG;
+	}
 	e->ids = calloc(e->nr_ids + 1, 8);
 	if (!e->ids)
 		return -ENOMEM;
@@ -719,8 +856,8 @@ static int pipe_attr(struct pf_file *f, u64 off, u32 size)
  */
 static int open_pipe(struct pf_file *f)
 {
-	u64 off = PF_PIPE_HEADER_SIZE;
-	int err = 0;
+	u64 off = PF_PIPE_HEADER_SIZE, total = 0;
+	int err = 0, room = 0;
 
 	f->pipe = true;
 	while (off + sizeof(struct perf_event_header) <= f->file_size) {
@@ -738,7 +875,7 @@ static int open_pipe(struct pf_file *f)
 			return -EINVAL;
 		}
 		if (h.type == PF_RECORD_HEADER_ATTR) {
-			err = pipe_attr(f, off, h.size);
+			err = pipe_attr(f, off, h.size, &room, &total);
 			if (err == -EINVAL)
 				snprintf(f->errmsg, sizeof(f->errmsg),
 					 "corrupt attribute record at offset %llu",
@@ -786,51 +923,139 @@ static int open_pipe(struct pf_file *f)
 }
 
 /*
- * "-": standard input, which may be a pipe.  The reader needs a file it
- * can read at offsets, so the stream is copied into an anonymous one.
+ * Standard input as a stream is checked as it comes: the magic in its
+ * first 8 bytes, then, in perf's pipe format, each record's header as it
+ * is reached, so that anything but a perf.data stream fails at once
+ * instead of being held in memory first.  In the file format (a header
+ * and sections at offsets), the header is checked.
  */
-static int open_stdin(void)
+struct stream_check {
+	int fd;			/* the copy, read back at offsets */
+	u64 pos;		/* bytes copied */
+	u64 next;		/* pipe format: offset of the next record header */
+	bool pipe;
+	char *errmsg;
+	size_t errlen;
+};
+
+static int stream_check(struct stream_check *c)
+{
+	u64 head[2];
+	int err;
+
+	if (c->pos < 8)
+		return 0;
+	if (!c->next) {
+		err = pread_full(c->fd, head, c->pos < 16 ? 8 : 16, 0);
+		if (err)
+			return err;
+		if (head[0] != PF_MAGIC) {
+			snprintf(c->errmsg, c->errlen, "bad magic (not a perf.data stream)");
+			return -EINVAL;
+		}
+		if (c->pos < 16)
+			return 0;
+		if (head[1] != PF_PIPE_HEADER_SIZE && head[1] != sizeof(struct pf_header)) {
+			snprintf(c->errmsg, c->errlen, "unsupported header size");
+			return -EINVAL;
+		}
+		c->pipe = head[1] == PF_PIPE_HEADER_SIZE;
+		c->next = head[1];
+	}
+	/* the headers of the records that start in the bytes copied so far */
+	while (c->pipe && c->next + 12 <= c->pos) {
+		struct perf_event_header h;
+		u64 at = c->next;
+		u32 len = 0;
+
+		err = pread_full(c->fd, &h, sizeof(h), at);
+		if (!err && h.type == PF_RECORD_HEADER_TRACING_DATA && h.size >= 12)
+			err = pread_full(c->fd, &len, 4, at + 8);
+		if (err)
+			return err;
+		if (h.size < sizeof(h)) {
+			snprintf(c->errmsg, c->errlen,
+				 "corrupt record at offset %llu of the stream (size %u)",
+				 (unsigned long long)at, h.size);
+			return -EINVAL;
+		}
+		/* the tracing data follows its record */
+		c->next = at + h.size + len;
+	}
+	return 0;
+}
+
+static int open_stdin(char *errmsg, size_t errlen)
 {
 	char buf[1 << 16];
-	int fd = memfd_create("perf-ring-stdin", MFD_CLOEXEC);
+	struct stat st;
+	struct stream_check c = { .errmsg = errmsg, .errlen = errlen };
+	int fd, err;
 	ssize_t n;
 
+	/* a file on standard input is read where it is */
+	if (!fstat(STDIN_FILENO, &st) && S_ISREG(st.st_mode)) {
+		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+		return fd < 0 ? -errno : fd;
+	}
+	/* a stream is copied into an anonymous file, to be read at offsets */
+	fd = memfd_create("perf-ring-stdin", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	c.fd = fd;
 	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
-		int err;
-
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			err = -errno;
-			close(fd);
-			return err;
+			goto fail;
 		}
 		err = write_full(fd, buf, n);
-		if (err) {
-			close(fd);
-			return err;
-		}
+		if (err)
+			goto fail;
+		c.pos += n;
+		err = stream_check(&c);
+		if (err)
+			goto fail;
 	}
 	return fd;
+fail:
+	close(fd);
+	return err;
 }
 
-static int open_file(struct pf_file *f, const char *path, bool salvage)
+/*
+ * owned: perf's rule (util/data.c): a file that neither the caller nor
+ * root owns is refused, before a byte of it is read.  Standard input is
+ * whatever the caller gave.
+ */
+static int open_file(struct pf_file *f, const char *path, bool salvage, bool owned)
 {
 	struct stat st;
-	u64 nfeat = 0, fidx = 0;
+	u64 nfeat = 0, fidx = 0, ids_total = 0, feat_total = 0;
+	struct rdbuf *rd;
 	u64 head[2];
 	int err;
 
 	memset(f, 0, sizeof(*f));
-	f->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : open_stdin();
+	f->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
+		open_stdin(f->errmsg, sizeof(f->errmsg));
 	if (f->fd < 0) {
 		err = f->fd == -1 ? -errno : f->fd;
-		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(-err));
+		if (!f->errmsg[0])
+			snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(-err));
 		return err;
 	}
-	fstat(f->fd, &st);
+	if (fstat(f->fd, &st)) {
+		err = -errno;
+		snprintf(f->errmsg, sizeof(f->errmsg), "%s", strerror(errno));
+		return err;
+	}
+	if (owned && strcmp(path, "-") && st.st_uid && st.st_uid != geteuid()) {
+		snprintf(f->errmsg, sizeof(f->errmsg),
+			 "file not owned by current user or root (use -f to override)");
+		return -EPERM;
+	}
 	f->file_size = st.st_size;
 	if (f->file_size >= sizeof(head) && !pread_full(f->fd, head, sizeof(head), 0) &&
 	    head[0] == PF_MAGIC && head[1] == PF_PIPE_HEADER_SIZE)
@@ -886,33 +1111,55 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 			 (unsigned long long)f->file_size);
 		return -EINVAL;
 	}
+	if (f->h.attrs.size / f->h.attr_size > PF_READ_EVENTS_MAX) {
+		snprintf(f->errmsg, sizeof(f->errmsg), "%llu events: more than %d",
+			 (unsigned long long)(f->h.attrs.size / f->h.attr_size), PF_READ_EVENTS_MAX);
+		return -E2BIG;
+	}
 	f->nr_evs = f->h.attrs.size / f->h.attr_size;
 	f->evs = calloc(f->nr_evs ? f->nr_evs : 1, sizeof(*f->evs));
-	if (!f->evs)
+	rd = malloc(sizeof(*rd));
+	if (!f->evs || !rd) {
+		free(rd);
 		return -ENOMEM;
+	}
+	rd_init(rd, f->fd, f->file_size);
 	for (int i = 0; i < f->nr_evs; i++) {
 		struct pf_reader_event *e = &f->evs[i];
 		u64 off = f->h.attrs.offset + i * f->h.attr_size;
 		u64 asz = f->h.attr_size - sizeof(struct pf_section);
 		struct pf_section ids;
 
-		err = pread_full(f->fd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off);
+		err = rd_get(rd, &e->attr, asz < sizeof(e->attr) ? asz : sizeof(e->attr), off);
 		if (!err)
-			err = pread_full(f->fd, &ids, sizeof(ids), off + asz);
+			err = rd_get(rd, &ids, sizeof(ids), off + asz);
 		if (err)
-			return err;
+			break;
 		if (pf_outside(ids.offset, ids.size, f->file_size) || ids.size > (1 << 24)) {
 			snprintf(f->errmsg, sizeof(f->errmsg), "id table of event %d is outside the file", i);
-			return -EINVAL;
+			err = -EINVAL;
+			break;
+		}
+		/*
+		 * Tables may overlap in a hostile file: their sum is bounded
+		 * by the file's size, and by the id map's limit.
+		 */
+		ids_total += ids.size;
+		if (ids_total > f->file_size || ids_total / 8 > PF_READ_IDS_MAX) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "id tables add up to more than the file (event %d)", i);
+			err = -EINVAL;
+			break;
 		}
 		e->nr_ids = ids.size / 8;
 		e->ids = calloc(e->nr_ids + 1, 8);
-		if (!e->ids)
-			return -ENOMEM;
-		err = pread_full(f->fd, e->ids, ids.size, ids.offset);
+		err = e->ids ? pread_full(f->fd, e->ids, ids.size, ids.offset) : -ENOMEM;
 		if (err)
-			return err;
+			break;
 	}
+	free(rd);
+	if (err)
+		return err;
 
 	for (int b = 0; b < PF_FEAT_BITS; b++)
 		if (pf_has_feat(&f->h, b))
@@ -933,6 +1180,13 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 		if (pf_outside(s.offset, s.size, f->file_size)) {
 			snprintf(f->errmsg, sizeof(f->errmsg),
 				 "feature %d lies outside the file (truncated)", b);
+			return -EINVAL;
+		}
+		/* sections do not overlap: together they fit in the file */
+		feat_total += s.size;
+		if (feat_total > f->file_size) {
+			snprintf(f->errmsg, sizeof(f->errmsg),
+				 "feature sections add up to more than the file (feature %d)", b);
 			return -EINVAL;
 		}
 		if (b == PF_FEAT_EVENT_DESC) {
@@ -982,12 +1236,17 @@ static int open_file(struct pf_file *f, const char *path, bool salvage)
 
 int pf_open(struct pf_file *f, const char *path)
 {
-	return open_file(f, path, false);
+	return open_file(f, path, false, false);
 }
 
 int pf_open_salvage(struct pf_file *f, const char *path)
 {
-	return open_file(f, path, true);
+	return open_file(f, path, true, false);
+}
+
+int pf_open_owned(struct pf_file *f, const char *path, bool salvage)
+{
+	return open_file(f, path, salvage, true);
 }
 
 void pf_close(struct pf_file *f)
@@ -999,17 +1258,6 @@ void pf_close(struct pf_file *f)
 		close(f->fd);
 	f->evs = NULL;
 	f->fd = -1;
-}
-
-int pf_event_of_id(const struct pf_file *f, u64 id)
-{
-	for (int e = 0; e < f->nr_evs; e++)
-		for (int k = 0; k < f->evs[e].nr_ids; k++)
-			if (f->evs[e].ids[k] == id)
-				return e;
-	if (f->nr_evs == 1)
-		return 0;
-	return -1;
 }
 
 const char *pf_record_name(u32 type)

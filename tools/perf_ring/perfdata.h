@@ -161,6 +161,16 @@ int pf_build_pipe_head(const struct pf_event *evs, int nr,
 void pf_build_pipe_buildids(const struct pbuf *section, struct pbuf *out);
 
 /* Reading. */
+
+/*
+ * The reader's limits on counts read from a file, on top of the file's
+ * size: events (attributes; perf-ring records at most MAX_EVENTS, perf a
+ * few thousand with every tracepoint) and sample ids over all events
+ * (counts.h).  A file beyond them is refused, not allocated for.
+ */
+#define PF_READ_EVENTS_MAX 65536
+/* 16 M ids, 256 MB of sample-id map: IDMAP_MAX (counts.h) */
+#define PF_READ_IDS_MAX (1u << 24)
 struct pf_reader_event {
 	char name[256];
 	struct perf_event_attr attr;
@@ -189,10 +199,14 @@ int pf_open(struct pf_file *f, const char *path);
  * of the file and the feature sections are ignored (see recover.c).
  */
 int pf_open_salvage(struct pf_file *f, const char *path);
+/*
+ * pf_open() or pf_open_salvage() of a file that the caller or root owns,
+ * as perf reads only those without -f: -EPERM for another user's file,
+ * before anything of it is read.
+ */
+int pf_open_owned(struct pf_file *f, const char *path, bool salvage);
 void pf_close(struct pf_file *f);
 bool pf_has_feat(const struct pf_header *h, int feat);
-/* Find an event by sample id, -1 if none. */
-int pf_event_of_id(const struct pf_file *f, u64 id);
 
 /* Per-type record counts over a stream of records. */
 struct pf_counts {

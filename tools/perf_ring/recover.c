@@ -52,6 +52,15 @@ static int copy_range(int in, u64 in_off, int out, u64 out_off, u64 len)
 	return err;
 }
 
+static int count_nonzero(const int *v, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += v[i] != 0;
+	return k;
+}
+
 int report_recover(struct rep *r, const char *out, int argc, char **argv)
 {
 	int nr = r->f.nr_evs;
@@ -61,7 +70,7 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 	struct pbuf fb = { 0 };
 	struct safefile sf;
 	u64 data_off, kept, dropped;
-	int fd = -1, err;
+	int fd = -1, err, *res = NULL;
 
 	if (!evs)
 		return -ENOMEM;
@@ -80,8 +89,22 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		err = -ENODATA;
 		goto out;
 	}
-	for (int e = 0; e < nr; e++) {
-		if (events_name_attr(&r->f.evs[e].attr, &evs[e]))
+	res = calloc(nr ? nr : 1, sizeof(*res));
+	if (!res) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int e = 0; e < nr; e++)
+		evs[e].attr = r->f.evs[e].attr;
+	err = events_name_attrs(evs, nr, res);
+	if (err)
+		goto out;
+	for (int e = 0, unnamed = 0; e < nr; e++) {
+		/* a warning for each of the first ten, then their count */
+		if (res[e] && ++unnamed == 11)
+			fprintf(stderr, "perf-ring report: warning: more events have no name on "
+				"this machine (%d in all)\n", count_nonzero(res, nr));
+		if (res[e] && unnamed <= 10)
 			fprintf(stderr, "perf-ring report: warning: event %d (type %u, config %llu) "
 				"has no name on this machine; it is called '%s'%s\n",
 				e, r->f.evs[e].attr.type,
@@ -147,6 +170,7 @@ out:
 	if (fd >= 0)
 		safefile__abort(&sf);
 	pbuf_free(&fb);
+	free(res);
 	free(evs);
 	return err;
 }

@@ -23,6 +23,15 @@
  * for gigabytes (a record that yields more fails with ENOBUFS).
  */
 #define DECOMP_CAP_MAX (256u << 20)
+/*
+ * A zstd bomb: a few kilobytes of COMPRESSED records can ask for
+ * gigabytes of records (a walk of hours, a --decompress that fills the
+ * disk).  Past the first DECOMP_FREE bytes, the decompressed data may be
+ * at most DECOMP_RATIO_MAX times the compressed records it came from;
+ * perf-ring's own files stay below 100 (zstd on syscall traces).
+ */
+#define DECOMP_FREE (64ull << 20)
+#define DECOMP_RATIO_MAX 1024
 
 static int out_put(struct rep *r, const void *p, size_t n)
 {
@@ -78,17 +87,28 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
 	if (cap > DECOMP_CAP_MAX)
 		cap = DECOMP_CAP_MAX;
 	if (!r->dz_on) {
-		if (decomp_init(&r->dz))
+		if (decomp_init(&r->dz)) {
+			snprintf(r->err, sizeof(r->err), "out of memory for the zstd decompressor");
 			return -ENOMEM;
+		}
 		r->dz_on = true;
 	}
+	/*
+	 * What is left of the previous output is part of one record (less
+	 * than 64 KiB): room for it and cap once, not a realloc() of the
+	 * whole buffer for each record.
+	 */
 	if (r->pend_cap < r->pend_len + cap) {
-		char *np = realloc(r->pend, r->pend_len + cap);
+		size_t want = (r->pend_len > 65536 ? r->pend_len : 65536) + cap;
+		char *np = realloc(r->pend, want);
 
-		if (!np)
+		if (!np) {
+			snprintf(r->err, sizeof(r->err),
+				 "out of memory for a decompression buffer of %zu bytes", want);
 			return -ENOMEM;
+		}
 		r->pend = np;
-		r->pend_cap = r->pend_len + cap;
+		r->pend_cap = want;
 	}
 	n = decomp_payload(&r->dz, rec + 8, size - 8, r->pend + r->pend_len, cap);
 	if (n <= 0) {
@@ -100,6 +120,13 @@ static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
 	r->comp_in += size;
 	r->comp_out += n;
 	r->pend_len += n;
+	if (r->comp_out > DECOMP_FREE && r->comp_out / DECOMP_RATIO_MAX > r->comp_in) {
+		snprintf(r->err, sizeof(r->err),
+			 "the COMPRESSED records up to file offset %llu decompress to %llu bytes, "
+			 "more than %u times their size (a zstd bomb?)",
+			 (unsigned long long)off, (unsigned long long)r->comp_out, DECOMP_RATIO_MAX);
+		return -EFBIG;
+	}
 	return inner_records(r, off);
 }
 
@@ -129,8 +156,10 @@ int report_walk(struct rep *r)
 	u64 buf_off = off;
 	int err = 0;
 
-	if (!buf)
+	if (!buf) {
+		snprintf(r->err, sizeof(r->err), "out of memory for the read buffer");
 		return -ENOMEM;
+	}
 	r->clean_end = off;
 	while (buf_off + have < end || have) {
 		size_t pos = 0;
@@ -270,8 +299,10 @@ static int decompress_to(struct rep *r, const char *out)
 	struct pf_event *evs = calloc(r->f.nr_evs ? r->f.nr_evs : 1, sizeof(*evs));
 	int err;
 
-	if (!evs)
+	if (!evs) {
+		snprintf(r->err, sizeof(r->err), "out of memory for %d events", r->f.nr_evs);
 		return -ENOMEM;
+	}
 	for (int e = 0; e < r->f.nr_evs; e++) {
 		snprintf(evs[e].name, sizeof(evs[e].name), "%s", r->f.evs[e].name);
 		evs[e].attr = r->f.evs[e].attr;
@@ -320,6 +351,9 @@ static int decompress_to(struct rep *r, const char *out)
 				continue;
 			tmp = malloc(s.size + 1);
 			if (!tmp) {
+				snprintf(r->err, sizeof(r->err),
+					 "out of memory for feature %d (%llu bytes)", b,
+					 (unsigned long long)s.size);
 				err = -ENOMEM;
 				break;
 			}
@@ -329,6 +363,13 @@ static int decompress_to(struct rep *r, const char *out)
 			pbuf_put(&idx, &ns, sizeof(ns));
 			pbuf_put(&body, tmp, s.size);
 			free(tmp);
+			/* a section that did not fit is an error, not a short file */
+			if (!err && (idx.err || body.err)) {
+				snprintf(r->err, sizeof(r->err),
+					 "out of memory copying feature %d (%llu bytes)", b,
+					 (unsigned long long)s.size);
+				err = -ENOMEM;
+			}
 		}
 		if (!err)
 			err = write_full(r->out_fd, idx.p, idx.len);
@@ -353,26 +394,37 @@ static int decompress_to(struct rep *r, const char *out)
 	return err;
 }
 
-static int rep_open(struct rep *r, const char *path, bool salvage)
+static int rep_open(struct rep *r, const char *path, bool salvage, bool force)
 {
-	int err;
+	const u64 **ids;
+	int *nids, err;
 
 	memset(r, 0, sizeof(*r));
 	r->out_fd = -1;
 	r->salvage = salvage;
-	err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
+	if (!force)
+		err = pf_open_owned(&r->f, path, salvage);
+	else
+		err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
 	if (err)
 		return err;
-	{
-		const u64 *ids[r->f.nr_evs + 1];
-		int nids[r->f.nr_evs + 1];
-
-		for (int e = 0; e < r->f.nr_evs; e++) {
-			ids[e] = r->f.evs[e].ids;
-			nids[e] = r->f.evs[e].nr_ids;
-		}
-		idmap_build(&r->idmap, ids, nids, r->f.nr_evs,
-			    r->f.nr_evs ? r->f.evs[0].attr.sample_type : 0);
+	/* on the heap: the number of events comes from the file */
+	ids = calloc(r->f.nr_evs + 1, sizeof(*ids));
+	nids = calloc(r->f.nr_evs + 1, sizeof(*nids));
+	err = ids && nids ? 0 : -ENOMEM;
+	for (int e = 0; !err && e < r->f.nr_evs; e++) {
+		ids[e] = r->f.evs[e].ids;
+		nids[e] = r->f.evs[e].nr_ids;
+	}
+	if (!err)
+		err = idmap_build(&r->idmap, ids, nids, r->f.nr_evs,
+				  r->f.nr_evs ? r->f.evs[0].attr.sample_type : 0);
+	free(ids);
+	free(nids);
+	if (err) {
+		snprintf(r->f.errmsg, sizeof(r->f.errmsg), "building the map of sample ids: %s",
+			 strerror(-err));
+		return err;
 	}
 	r->per_ev = calloc(r->f.nr_evs + 1, sizeof(u64));
 	return r->per_ev ? 0 : -ENOMEM;
@@ -392,7 +444,7 @@ static void rep_close(struct rep *r)
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "usage: perf-ring report [-i FILE] [--decompress -o OUT | --recover -o OUT]\n");
+	fprintf(f, "usage: perf-ring report [-f] [-i FILE] [--decompress -o OUT | --recover -o OUT]\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -402,22 +454,24 @@ int cmd_report(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "decompress", no_argument, NULL, 'd' },
 		{ "recover", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in = "perf.data", *out = NULL;
-	bool decompress = false, recover = false;
+	bool decompress = false, recover = false, force = false;
 	struct rep r;
 	int c, err;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:fh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i': in = optarg; break;
 		case 'o': out = optarg; break;
 		case 'd': decompress = true; break;
 		case 'r': recover = true; break;
+		case 'f': force = true; break;
 		case 'h': report_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "perf-ring report: unknown option '%s'\n", argv[optind - 1]);
@@ -434,7 +488,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "perf-ring report: --decompress and --recover go one at a time\n");
 		return 1;
 	}
-	err = rep_open(&r, in, recover);
+	err = rep_open(&r, in, recover, force);
 	if (err) {
 		fprintf(stderr, "perf-ring report: %s: %s\n", in,
 			r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
@@ -450,7 +504,7 @@ int cmd_report(int argc, char **argv)
 	if (recover && !err) {
 		/* the summary is of what OUT holds, read back as report reads it */
 		rep_close(&r);
-		err = rep_open(&r, out, false);
+		err = rep_open(&r, out, false, true);
 		if (!err)
 			err = report_walk(&r);
 		in = out;

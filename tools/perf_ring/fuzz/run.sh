@@ -4,7 +4,8 @@
 # run.sh FUZZER SECONDS [SEEDS REGRESSIONS]: replay every input in
 # REGRESSIONS (default regressions/), then fuzz for SECONDS from the seed
 # corpus (SEEDS, a directory of committed inputs; default: perf.data files
-# the recorder makes, make-corpus.sh) plus the regression inputs.  Prints the executions and crashes; exits non-zero on
+# the recorder makes, make-corpus.sh, and the files of make-seeds.py)
+# plus the regression inputs.  Prints the executions and crashes; exits non-zero on
 # any crash (the input is kept in the artifacts directory it names).
 #
 # Environment: FUZZ_WORK (default: the fuzzer's directory) holds corpus/
@@ -45,8 +46,13 @@ pr_log "fuzz: $nreg regression inputs replayed, no crash"
 # 2. Seeds from the recorder.
 if [ -n "$SEEDS" ]; then
 	mkdir -p "$WORK/corpus" && cp "$SEEDS"/* "$WORK/corpus/" || pr_die "cannot copy the seeds in $SEEDS"
-elif [ ! -d "$WORK/corpus" ] || [ -z "$(ls -A "$WORK/corpus" 2>/dev/null)" ]; then
-	"$HERE/make-corpus.sh" "$WORK/corpus" || pr_die "cannot make the seed corpus"
+else
+	if [ ! -d "$WORK/corpus" ] || [ -z "$(ls -A "$WORK/corpus" 2>/dev/null)" ]; then
+		"$HERE/make-corpus.sh" "$WORK/corpus" || pr_die "cannot make the seed corpus"
+	fi
+	# and files with what recordings rarely hold (make-seeds.py)
+	python3 "$HERE/make-seeds.py" report "$WORK/corpus" >/dev/null ||
+		pr_die "cannot make the structured seeds"
 fi
 
 # 3. Fuzz.  libFuzzer stops at the first crash, leak, OOM or timeout.

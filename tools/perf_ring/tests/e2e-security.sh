@@ -527,6 +527,11 @@ case_hardening() {
 
 ## readers (hostile files)
 
+# report, --recover and --decompress on files made to hurt them, and -f
+case_readers() {
+	. "$HERE/e2e-security-readers.sh"
+}
+
 # --- run --------------------------------------------------------------------
 
 # in the order they are written

@@ -148,9 +148,39 @@ static int test_walk_runs(void)
 	return 0;
 }
 
+/*
+ * Counts that add up past an int (as a file's id tables can say): before
+ * the checks, INT_MAX + INT_MAX + 2 wrapped to 0, a one-entry map was
+ * allocated and 4 G entries written into it.  The id arrays are never
+ * read when the counts are refused: they point at one id.
+ */
+static int test_idmap_overflow(void)
+{
+	static const u64 one = 7;
+	const u64 *ids[3] = { &one, &one, &one };
+	const int wrap[3] = { 0x7fffffff, 0x7fffffff, 2 }, neg[2] = { 1, -1 };
+	const int big[1] = { (int)IDMAP_MAX + 1 };
+	struct idmap m;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	err = idmap_build(&m, ids, wrap, 3, ST);
+	CHECK(err == -EOVERFLOW || err == -E2BIG, "counts that wrap: %d", err);
+	CHECK(!m.v && !m.n, "nothing allocated on failure");
+	err = idmap_build(&m, ids, neg, 2, ST);
+	CHECK(err == -EOVERFLOW, "a negative count: %d", err);
+	err = idmap_build(&m, ids, big, 1, ST);
+	CHECK(err == -E2BIG, "past IDMAP_MAX: %d", err);
+	err = idmap_build(&m, ids, (const int[]){ 1 }, 1, ST);
+	CHECK(err == 0 && m.n == 1 && idmap_find(&m, 7) == 0, "one id: %d", err);
+	idmap_free(&m);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("counts_walk: counts, events, times, lost", test_walk);
 	tap_run("counts_walk: runs of samples without per-event counts", test_walk_runs);
+	tap_run("idmap_build: counts that overflow are refused", test_idmap_overflow);
 	return tap_done();
 }
