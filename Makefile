@@ -7,7 +7,7 @@
 #   make deps                    install missing Debian packages
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
-#   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
+#   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan / kselftest-llvm
 #   make series / series-check / series-sizes / series-disasm   the series
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
@@ -46,7 +46,7 @@ MAKEFLAGS += --no-print-directory
 endif
 
 .PHONY: all deps bench-scale soak-scale base kernel initramfs qemu-check kselftest kselftest-user \
-	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
+	kselftest-asan kselftest-llvm tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test deb deb-check
@@ -78,6 +78,10 @@ kselftest: base
 # As nobody at each perf_event_paranoid level in PARANOID.
 kselftest-user: base
 	$(Q)$(S)/kselftest.sh --user nobody $(TARGETS)
+
+# Built with LLVM=1 (clang) into build/kselftest-llvm, run as root.
+kselftest-llvm: base
+	$(Q)$(S)/kselftest.sh --llvm $(TARGETS)
 
 # Built with ASan and UBSan into build/kselftest-asan, run as root.
 kselftest-asan: base

@@ -11,7 +11,7 @@ pkgs=(
 	make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio rsync xz-utils
 	qemu-system-x86 busybox-static libzstd-dev liburing-dev libbpf-dev zstd sparse
 	linux-perf gnuplot-nox util-linux procps kmod python3 python3-docutils man-db
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev llvm lld
 	gcc-multilib python3-ply python3-git
 )
 # make deb, make deb-check: the packaging tools, and what builds the guest
