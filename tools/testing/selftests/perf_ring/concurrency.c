@@ -127,7 +127,7 @@ static int check_record(const struct rb_rec *rec, void *ctx)
 		/* Within one snapshot, newest to oldest: falling. */
 		if (c->last[w] >= 0 && (long)j >= c->last[w]) {
 			snprintf(c->err, sizeof(c->err),
-				 "cpu %d: writer %lu seq %lu after %ld in a backward walk: not falling",
+				 "cpu %d: writer %lu seq %lu after %ld, walking back: not falling",
 				 c->cpu, w, j, c->last[w]);
 			return -EILSEQ;
 		}
@@ -327,10 +327,10 @@ FIXTURE_SETUP(stress)
 	self->s = s;
 	for (i = 0; i < MAX_CPUS; i++)
 		s->r[i].fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	if (variant->backward) {
-		RB_NEED_BACKWARD();
-		RB_NEED_PAUSE();
+		RB_NEED_BACKWARD(return);
+		RB_NEED_PAUSE(return);
 	}
 }
 
@@ -375,7 +375,7 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 90)
 		o.cpu = s->cpus[i];
 		o.data_pages = 16;
 		o.wakeup_watermark = 16 * 4096 / 4;
-		RB_REQUIRE(rb_ring_open(&s->r[i], &o, why, sizeof(why)), why);
+		RB_REQUIRE(return, rb_ring_open(&s->r[i], &o, why, sizeof(why)), why);
 		s->chk[i].cpu = s->cpus[i];
 		s->chk[i].nwriters = s->nwriters;
 		s->chk[i].w = s->w;
@@ -428,7 +428,7 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 90)
 		lost_recs += s->chk[i].lost_sum;
 		snaps += s->chk[i].snapshots;
 		fresh += s->chk[i].fresh;
-		ksft_print_msg("cpu %d: %llu counted, %lu samples checked, %llu lost (%lu in LOST records)\n",
+		ksft_print_msg("cpu %d: %llu counted, %lu samples checked, %llu lost (LOST: %lu)\n",
 			       s->cpus[i], (unsigned long long)count, s->chk[i].samples,
 			       (unsigned long long)l, s->chk[i].lost_sum);
 	}
@@ -448,7 +448,7 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 90)
 		ksft_print_msg("every cpu/tid right, seq rising per writer\n");
 	} else {
 		ASSERT_GT(snaps, 0UL);
-		ksft_print_msg("backward overwrite, %d writers on %d CPUs for %.1f s: %lu issued,\n",
+		ksft_print_msg("backward overwrite, %d writers, %d CPUs, %.1f s: %lu issued,\n",
 			       s->nwriters, s->ncpu, secs, issued);
 		ksft_print_msg("%lu snapshots checked %lu records (%lu new), all whole,\n",
 			       snaps, samples, fresh);
@@ -510,7 +510,7 @@ FIXTURE_SETUP(inherit)
 
 	for (i = 0; i < MAX_CPUS; i++)
 		self->r[i].fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	self->ncpu = rb_cpus(self->cpus, MAX_CPUS);
 	ASSERT_GT(self->ncpu, 0);
 }
@@ -548,7 +548,7 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 90)
 		o.enabled = true;
 		o.cpu = self->cpus[i];
 		o.data_pages = pages;
-		RB_REQUIRE(rb_ring_open(&self->r[i], &o, why, sizeof(why)), why);
+		RB_REQUIRE(return, rb_ring_open(&self->r[i], &o, why, sizeof(why)), why);
 	}
 
 	for (k = 0; k < CHILDREN; k++) {
@@ -603,9 +603,9 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 90)
 	ASSERT_EQ(0ULL, lost_sum);
 	ASSERT_EQ(total, count_sum);
 	ASSERT_EQ(total, samples);
-	ksft_print_msg("%d children x %lu close() on %d per-CPU inherited events (%u pages each):\n",
+	ksft_print_msg("%d children x %lu close() on %d per-CPU inherited events (%u pages):\n",
 		       CHILDREN, m, self->ncpu, pages);
-	ksft_print_msg("read() counts %llu, %lu samples, each (child, seq) once with its pid, 0 lost\n",
+	ksft_print_msg("read() counts %llu, %lu samples, each (child, seq) once, 0 lost\n",
 		       (unsigned long long)count_sum, samples);
 }
 

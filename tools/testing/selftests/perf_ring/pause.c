@@ -49,10 +49,10 @@ FIXTURE_SETUP(pause)
 
 	self->r.fd = -1;
 	self->r2.fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	if (variant->backward)
-		RB_NEED_BACKWARD();
-	RB_NEED_PAUSE();
+		RB_NEED_BACKWARD(return);
+	RB_NEED_PAUSE(return);
 }
 
 FIXTURE_TEARDOWN(pause)
@@ -66,7 +66,7 @@ static const char *mode_name(const struct _fixture_variant_pause *v)
 	return rb_mode_name(v->backward, v->overwrite);
 }
 
-#define PAUSE_OPEN(ring, pages) do {					\
+#define PAUSE_OPEN(statement, ring, pages) do {				\
 	struct rb_ring *__r = (ring);					\
 	char __why[RB_WHY_LEN] = "";					\
 	struct rb_opts __o;						\
@@ -74,7 +74,7 @@ static const char *mode_name(const struct _fixture_variant_pause *v)
 	__o.backward = variant->backward;				\
 	__o.writable = !variant->overwrite;				\
 	__o.data_pages = (pages);					\
-	RB_REQUIRE(rb_ring_open(__r, &__o, __why, sizeof(__why)), __why); \
+	RB_REQUIRE(statement, rb_ring_open(__r, &__o, __why, sizeof(__why)), __why); \
 	self->rec = rb_close_sample_size(__r);				\
 } while (0)
 
@@ -93,7 +93,7 @@ TEST_F(pause, head_frozen_while_paused)
 	const unsigned long before = 20, paused = 50;
 	__u64 h0, h1, h2;
 
-	PAUSE_OPEN(&self->r, 4);
+	PAUSE_OPEN(return, &self->r, 4);
 	ASSERT_EQ(0, rb_enable(self->r.fd));
 	rb_close_range(0, before);
 	h0 = rb_ring_head(&self->r);
@@ -120,7 +120,7 @@ TEST_F(pause, lost_counted_while_paused)
 	__u64 count, lost, lost_rec = 0;
 	long cnt;
 
-	PAUSE_OPEN(&self->r, 4);
+	PAUSE_OPEN(return, &self->r, 4);
 	ASSERT_EQ(0, rb_enable(self->r.fd));
 	rb_close_range(0, before);
 	ASSERT_EQ(0, rb_pause(self->r.fd, true));
@@ -153,7 +153,7 @@ TEST_F(pause, lost_counted_while_paused)
 	ASSERT_EQ(before + after, samples);
 	ASSERT_EQ(1UL, nlost);
 	ASSERT_EQ(paused, lost_rec);
-	ksft_print_msg("%s: %lu issued while paused; PERF_RECORD_LOST says %llu, read() says %llu;\n",
+	ksft_print_msg("%s: %lu issued paused; PERF_RECORD_LOST says %llu, read() %llu;\n",
 		       mode_name(variant), paused, (unsigned long long)lost_rec,
 		       (unsigned long long)lost);
 	ksft_print_msg("the %lu others are all there\n", samples);
@@ -166,7 +166,7 @@ TEST_F(pause, writing_resumes_after_pause)
 	struct rb_rec rec;
 	__u64 h1, h2;
 
-	PAUSE_OPEN(&self->r, 4);
+	PAUSE_OPEN(return, &self->r, 4);
 	ASSERT_EQ(0, rb_enable(self->r.fd));
 	ASSERT_EQ(0, rb_pause(self->r.fd, true));
 	rb_close_range(0, paused);
@@ -184,7 +184,7 @@ TEST_F(pause, writing_resumes_after_pause)
 	ASSERT_EQ(RB_SAMPLE, rec.type);
 	ASSERT_EQ(paused + after - 1, rec.seq);
 	ksft_print_msg("%s: paused from the start, data_head stayed 0;\n", mode_name(variant));
-	ksft_print_msg("after resume it moved by %llu bytes (%lu records + one LOST), newest seq %llu\n",
+	ksft_print_msg("after resume: %llu bytes (%lu records + one LOST), newest seq %llu\n",
 		       (unsigned long long)(variant->backward ? rb_bwd_written(h2) : h2), after,
 		       (unsigned long long)rec.seq);
 }
@@ -199,8 +199,8 @@ TEST_F(pause, pause_leaves_other_buffers_running)
 	unsigned long i;
 	long cnt;
 
-	PAUSE_OPEN(&self->r, 4);
-	PAUSE_OPEN(&self->r2, 4);
+	PAUSE_OPEN(return, &self->r, 4);
+	PAUSE_OPEN(return, &self->r2, 4);
 	ASSERT_EQ(0, rb_pause(self->r.fd, true));
 	h1 = rb_ring_head(&self->r);
 	ASSERT_EQ(0, rb_enable(self->r.fd));
@@ -234,11 +234,11 @@ TEST(pause_without_buffer_einval)
 	struct rb_opts o;
 	int ret;
 
-	RB_NEED_PAUSE();
+	RB_NEED_PAUSE(return);
 	/* A software event: no tracepoint privilege needed. */
 	rb_opts_init(&o, NULL);
 	o.data_pages = 0;
-	RB_REQUIRE(rb_ring_open(&r, &o, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_ring_open(&r, &o, why, sizeof(why)), why);
 	ret = rb_pause(r.fd, true);
 	rb_ring_close(&r);
 	ASSERT_EQ(-EINVAL, ret);

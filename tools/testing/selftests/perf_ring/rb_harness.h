@@ -17,29 +17,29 @@
 
 /*
  * @ret from a rb_* set-up helper: 0 goes on, RB_SKIP skips the test with
- * the reason, anything else fails it. For FIXTURE_SETUP(), TEST_F() and
- * TEST() bodies, and for helpers that return void: SKIP() returns from
- * the function it is used in.
+ * the reason, anything else fails it. @statement is what SKIP() runs
+ * after marking the test skipped: "return" in FIXTURE_SETUP(), TEST_F()
+ * and TEST() bodies, and in helpers that return void.
  */
-#define RB_REQUIRE(ret, why) do {					\
+#define RB_REQUIRE(statement, ret, why) do {				\
 	int __rb_ret = (ret);						\
 	const char *__rb_why = (why);					\
 	if (__rb_ret == RB_SKIP)					\
-		SKIP(return, "%s", __rb_why);				\
+		SKIP(statement, "%s", __rb_why);			\
 	ASSERT_EQ(0, __rb_ret) TH_LOG("%s", __rb_why);			\
 } while (0)
 
-/* Skip unless the kernel has the feature @probe looks for. */
-#define RB_NEED(probe) do {						\
+/* Skip (then run @statement) unless the kernel has what @probe tests. */
+#define RB_NEED(statement, probe) do {					\
 	char __rb_why[RB_WHY_LEN] = "";					\
 	int __rb_has = probe(__rb_why, sizeof(__rb_why));		\
 	if (__rb_has == 0 || __rb_has == -EACCES)			\
-		SKIP(return, "%s", __rb_why);				\
+		SKIP(statement, "%s", __rb_why);			\
 	ASSERT_EQ(1, __rb_has) TH_LOG("%s", __rb_why);			\
 } while (0)
 
-#define RB_NEED_BACKWARD()	RB_NEED(rb_has_backward)
-#define RB_NEED_PAUSE()		RB_NEED(rb_has_pause)
+#define RB_NEED_BACKWARD(statement)	RB_NEED(statement, rb_has_backward)
+#define RB_NEED_PAUSE(statement)	RB_NEED(statement, rb_has_pause)
 
 /*
  * The four ring modes are fixture variants of ring_layout and pause:

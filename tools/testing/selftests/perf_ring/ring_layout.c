@@ -48,9 +48,9 @@ FIXTURE_SETUP(ring)
 	char why[RB_WHY_LEN] = "";
 
 	self->r.fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	if (variant->backward)
-		RB_NEED_BACKWARD();
+		RB_NEED_BACKWARD(return);
 }
 
 FIXTURE_TEARDOWN(ring)
@@ -64,14 +64,14 @@ static const char *mode_name(const struct _fixture_variant_ring *v)
 }
 
 /* Open the close() tracepoint in this variant's mode with @pages of data. */
-#define RING_OPEN(pages) do {						\
+#define RING_OPEN(statement, pages) do {				\
 	char __why[RB_WHY_LEN] = "";					\
 	struct rb_opts __o;						\
 	rb_opts_init(&__o, &self->tp);					\
 	__o.backward = variant->backward;				\
 	__o.writable = !variant->overwrite;				\
 	__o.data_pages = (pages);					\
-	RB_REQUIRE(rb_ring_open(&self->r, &__o, __why, sizeof(__why)), __why); \
+	RB_REQUIRE(statement, rb_ring_open(&self->r, &__o, __why, sizeof(__why)), __why); \
 	self->rec = rb_close_sample_size(&self->r);			\
 } while (0)
 
@@ -97,7 +97,7 @@ TEST_F(ring, head_points_at_newest)
 	struct rb_rec rec;
 	__u64 head;
 
-	RING_OPEN(4);
+	RING_OPEN(return, 4);
 	ASSERT_LT(n * self->rec, self->r.size);
 	RING_RECORD(0, n);
 
@@ -137,7 +137,7 @@ TEST_F(ring, walk_yields_exact_sequence)
 	unsigned long i;
 	long cnt;
 
-	RING_OPEN(4);
+	RING_OPEN(return, 4);
 	ASSERT_LT(n * self->rec, self->r.size);
 	RING_RECORD(0, n);
 
@@ -196,8 +196,8 @@ TEST_F(ring, wrap)
 
 	/* A flight recorder is read paused (probe first: the probe closes fds). */
 	if (variant->backward && variant->overwrite)
-		RB_NEED_PAUSE();
-	RING_OPEN(1);
+		RB_NEED_PAUSE(return);
+	RING_OPEN(return, 1);
 	fit = (self->r.size - 1) / self->rec;	/* a writable buffer keeps this many */
 	if (n < 8 * fit)
 		n = 8 * fit;			/* wrap several times, whatever the page size */
@@ -223,9 +223,9 @@ TEST_F(ring, wrap)
 					 c.bad, c.next, why);
 		ASSERT_EQ(self->r.size / self->rec, (__u64)cnt);
 		ASSERT_EQ(0ULL, lost);
-		ksft_print_msg("backward overwrite: %lu records into %llu bytes; paused, it reads back\n",
+		ksft_print_msg("backward overwrite: %lu records in %llu bytes; paused, read back\n",
 			       n, (unsigned long long)self->r.size);
-		ksft_print_msg("seq %lu..%lu: the %ld newest, contiguous, ending at the last one issued\n",
+		ksft_print_msg("seq %lu..%lu: the %ld newest, contiguous, up to the last issued\n",
 			       n - 1, n - cnt, cnt);
 		ASSERT_EQ(0, rb_pause(self->r.fd, false));
 		return;
@@ -252,7 +252,7 @@ TEST_F(ring, wrap)
 			       (unsigned long long)(start % self->rec));
 		ksft_print_msg("and a walk from there fails: %s\n",
 			       cnt == -EILSEQ ? "a record off the sequence" : why);
-		ksft_print_msg("forward overwrite: only the newest record (ending at data_head) is found,\n");
+		ksft_print_msg("forward overwrite: only the newest record (at data_head) found,\n");
 		ksft_print_msg("and only because every record here has the same size\n");
 		return;
 	}
@@ -281,7 +281,7 @@ TEST_F(ring, overwrite_chosen_by_prot_write)
 {
 	__u64 count, lost, fit, n;
 
-	RING_OPEN(1);
+	RING_OPEN(return, 1);
 	fit = (self->r.size - 1) / self->rec;
 	n = 4 * fit;
 	RING_RECORD(0, n);

@@ -31,7 +31,7 @@ FIXTURE_SETUP(set_output)
 	self->a.fd = -1;
 	self->b.fd = -1;
 	self->c.fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 }
 
 FIXTURE_TEARDOWN(set_output)
@@ -42,14 +42,14 @@ FIXTURE_TEARDOWN(set_output)
 }
 
 /* Open @ring on the close() tracepoint; @pages 0 means no buffer. */
-#define SO_OPEN(ring, bwd, pages) do {					\
+#define SO_OPEN(statement, ring, bwd, pages) do {			\
 	char __why[RB_WHY_LEN] = "";					\
 	struct rb_opts __o;						\
 	rb_opts_init(&__o, &self->tp);					\
 	__o.backward = (bwd);						\
 	__o.data_pages = (pages);					\
 	__o.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_RAW; \
-	RB_REQUIRE(rb_ring_open((ring), &__o, __why, sizeof(__why)), __why); \
+	RB_REQUIRE(statement, rb_ring_open((ring), &__o, __why, sizeof(__why)), __why); \
 } while (0)
 
 static int set_output(int fd, int target)
@@ -59,24 +59,24 @@ static int set_output(int fd, int target)
 
 TEST_F(set_output, forward_into_backward_einval)
 {
-	RB_NEED_BACKWARD();
-	SO_OPEN(&self->a, true, 2);
-	SO_OPEN(&self->b, false, 0);
-	SO_OPEN(&self->c, true, 0);
+	RB_NEED_BACKWARD(return);
+	SO_OPEN(return, &self->a, true, 2);
+	SO_OPEN(return, &self->b, false, 0);
+	SO_OPEN(return, &self->c, true, 0);
 	ASSERT_EQ(-EINVAL, set_output(self->b.fd, self->a.fd));
 	ASSERT_EQ(0, set_output(self->c.fd, self->a.fd));
-	ksft_print_msg("forward event -> backward buffer: EINVAL (a backward event -> the same buffer: 0)\n");
+	ksft_print_msg("forward event -> backward buffer: EINVAL (backward event: 0)\n");
 }
 
 TEST_F(set_output, backward_into_forward_einval)
 {
-	RB_NEED_BACKWARD();
-	SO_OPEN(&self->a, false, 2);
-	SO_OPEN(&self->b, true, 0);
-	SO_OPEN(&self->c, false, 0);
+	RB_NEED_BACKWARD(return);
+	SO_OPEN(return, &self->a, false, 2);
+	SO_OPEN(return, &self->b, true, 0);
+	SO_OPEN(return, &self->c, false, 0);
 	ASSERT_EQ(-EINVAL, set_output(self->b.fd, self->a.fd));
 	ASSERT_EQ(0, set_output(self->c.fd, self->a.fd));
-	ksft_print_msg("backward event -> forward buffer: EINVAL (a forward event -> the same buffer: 0)\n");
+	ksft_print_msg("backward event -> forward buffer: EINVAL (forward event: 0)\n");
 }
 
 /*
@@ -103,7 +103,7 @@ static void fd_output_check(struct __test_metadata *_metadata,
 {
 	int fd;
 
-	SO_OPEN(&self->a, backward, 2);
+	SO_OPEN(return, &self->a, backward, 2);
 	ASSERT_EQ(-EINVAL, open_fd_output(&self->tp, !backward, self->a.fd));
 	fd = open_fd_output(&self->tp, backward, self->a.fd);
 	ASSERT_GE(fd, 0) TH_LOG("same direction with PERF_FLAG_FD_OUTPUT: %s",
@@ -116,13 +116,13 @@ static void fd_output_check(struct __test_metadata *_metadata,
 
 TEST_F(set_output, fd_output_forward_into_backward_einval)
 {
-	RB_NEED_BACKWARD();
+	RB_NEED_BACKWARD(return);
 	fd_output_check(_metadata, self, true);
 }
 
 TEST_F(set_output, fd_output_backward_into_forward_einval)
 {
-	RB_NEED_BACKWARD();
+	RB_NEED_BACKWARD(return);
 	fd_output_check(_metadata, self, false);
 }
 
@@ -137,8 +137,8 @@ static void shared_buffer_check(struct __test_metadata *_metadata,
 	__u64 id[2];
 	long cnt;
 
-	SO_OPEN(&self->a, backward, 4);
-	SO_OPEN(&self->b, backward, 0);
+	SO_OPEN(return, &self->a, backward, 4);
+	SO_OPEN(return, &self->b, backward, 0);
 	ASSERT_EQ(0, set_output(self->b.fd, self->a.fd));
 	ASSERT_EQ(0, ioctl(self->a.fd, PERF_EVENT_IOC_ID, &id[0]));
 	ASSERT_EQ(0, ioctl(self->b.fd, PERF_EVENT_IOC_ID, &id[1]));
@@ -181,7 +181,7 @@ TEST_F(set_output, forward_into_forward_records_land)
 
 TEST_F(set_output, backward_into_backward_records_land)
 {
-	RB_NEED_BACKWARD();
+	RB_NEED_BACKWARD(return);
 	shared_buffer_check(_metadata, self, true);
 }
 

@@ -28,10 +28,10 @@ FIXTURE_SETUP(writable)
 	struct rb_opts o;
 
 	self->r.fd = -1;
-	RB_REQUIRE(rb_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	rb_opts_init(&o, &self->tp);
 	o.data_pages = 1;
-	RB_REQUIRE(rb_ring_open(&self->r, &o, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_ring_open(&self->r, &o, why, sizeof(why)), why);
 	self->rec = rb_close_sample_size(&self->r);
 	/* One byte always stays free, so a full buffer is not an empty one. */
 	self->fit = (self->r.size - 1) / self->rec;
