@@ -32,7 +32,10 @@ TARGETS ?= perf_ring
 # against POST (bench/results/qemu-bench-pN.md).
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
-export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS
+# ARCHES="arm64 s390 arm": make series-check also builds, at each step, the
+# users of is_default_overflow_handler() for those architectures (cross
+# compilers from make deps ARCHES=...).
+export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS ARCHES
 # FAULTS=1 reads the faulted runs' files with perf: the initramfs has it.
 ifeq ($(FAULTS),1)
 export GUEST_PERF := 1

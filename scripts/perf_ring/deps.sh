@@ -65,6 +65,19 @@ if [ "${ARCH:-}" = i386 ]; then
 	done
 fi
 
+# ARCHES="arm64 s390 arm" (make series-check): Debian's cross compilers
+# for the per-architecture builds of the users of
+# is_default_overflow_handler().
+for a in ${ARCHES:-}; do
+	case $a in
+	arm64) p=gcc-aarch64-linux-gnu ;;
+	s390) p=gcc-s390x-linux-gnu ;;
+	arm) p=gcc-arm-linux-gnueabihf ;;
+	*) pr_die "ARCHES: $a is not one of arm64, s390, arm" ;;
+	esac
+	installed "$p" || missing+=("$p")
+done
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 [ "$(id -u)" -eq 0 ] || pr_die "missing packages (${missing[*]}); run 'make deps' as root"

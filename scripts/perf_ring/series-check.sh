@@ -13,6 +13,15 @@
 #   checkpatch  scripts/checkpatch.pl --strict reports nothing;
 #   sparse      make C=2 kernel/events/ adds no warning to the baseline's.
 #
+# ARCHES="arm64 s390 arm" adds, for the baseline and each patch, a build of
+# the objects that use is_default_overflow_handler() (arm64's and arm's
+# hw_breakpoint.o, s390's perf_cpum_sf.o) and of kernel/events/ for each of
+# those architectures, with Debian's cross compilers (make deps ARCHES=...)
+# and a minimal config (allnoconfig plus PERF_EVENTS; arm adds ARCH_MULTI_V7
+# for HAVE_HW_BREAKPOINT): "build ARCH" rows, which fail on a build error or
+# on a compiler warning the baseline did not have. Each architecture builds
+# in its own git worktree of the series tree, under .series-check/.
+#
 # It prints a line per check and a summary, and exits non-zero if any check
 # failed. Booting POST with the selftests is the QEMU pipeline's job.
 # JOBS sets make's -j (default 2).
@@ -133,6 +142,56 @@ sparse() {
 	fi
 }
 
+# cross TAG STEP: the is_default_overflow_handler() users and kernel/events/
+# for each of $ARCHES, at the series tree's HEAD.
+declare -A xcc=([arm64]=aarch64-linux-gnu- [s390]=s390x-linux-gnu- [arm]=arm-linux-gnueabihf-)
+declare -A xobj=([arm64]=arch/arm64/kernel/hw_breakpoint.o [s390]=arch/s390/kernel/perf_cpum_sf.o
+		 [arm]=arch/arm/kernel/hw_breakpoint.o)
+cross() {
+	local tag=$1 step=$2 a xt xlog t head nw
+	head=$(git rev-parse HEAD)
+	for a in ${ARCHES:-}; do
+		xt=$logs/cross-$a
+		xlog=$logs/cross-$a-$tag.log
+		t=$(date +%s)
+		if [ ! -d "$xt" ]; then
+			log "$step: $a: worktree and minimal config (allnoconfig + PERF_EVENTS), make prepare"
+			git worktree add -q --detach "$xt" "$head" || { result "$step" "build $a" FAIL "git worktree add"; continue; }
+			if ! (cd "$xt" &&
+			      make ARCH="$a" CROSS_COMPILE="${xcc[$a]}" allnoconfig &&
+			      scripts/config -e PERF_EVENTS &&
+			      { [ "$a" != arm ] || scripts/config -e ARCH_MULTI_V7; } &&
+			      make ARCH="$a" CROSS_COMPILE="${xcc[$a]}" olddefconfig &&
+			      grep -qx 'CONFIG_PERF_EVENTS=y' .config &&
+			      { [ "$a" = s390 ] || grep -qx 'CONFIG_HAVE_HW_BREAKPOINT=y' .config; } &&
+			      make -j"$jobs" ARCH="$a" CROSS_COMPILE="${xcc[$a]}" prepare) \
+			     >"$logs/cross-$a-config.log" 2>&1; then
+				result "$step" "build $a" FAIL "config or prepare, see ${logs#"$root"/}/cross-$a-config.log"
+				continue
+			fi
+		else
+			git -C "$xt" checkout -q --detach "$head" ||
+				{ result "$step" "build $a" FAIL "checkout"; continue; }
+		fi
+		if ! make -C "$xt" -j"$jobs" ARCH="$a" CROSS_COMPILE="${xcc[$a]}" \
+			"${xobj[$a]}" kernel/events/ >"$xlog" 2>&1; then
+			grep -E 'error|Error' "$xlog" | head -n 20 >&2
+			result "$step" "build $a" FAIL "see ${xlog#"$root"/}"
+			continue
+		fi
+		grep 'warning:' "$xlog" | sed 's/:[0-9]*:[0-9]*:/:/' | sort -u > "$logs/cross-$a-$tag.warn"
+		if [ "$tag" != baseline ]; then
+			nw=$(comm -13 "$logs/cross-$a-baseline.warn" "$logs/cross-$a-$tag.warn" | wc -l)
+			if [ "$nw" -gt 0 ]; then
+				comm -13 "$logs/cross-$a-baseline.warn" "$logs/cross-$a-$tag.warn" >&2
+				result "$step" "build $a" FAIL "$nw new compiler warnings"
+				continue
+			fi
+		fi
+		result "$step" "build $a" ok "$(elapsed "$t"), $(grep -c '^  CC' "$xlog") objects compiled: ${xobj[$a]##*/} and kernel/events/"
+	done
+}
+
 # The baseline: configure if the copy was never built, then build it.
 if [ ! -f .config ]; then
 	log "baseline: configuring (tinyconfig + perf_ring.config)"
@@ -145,6 +204,7 @@ fi
 log "baseline: building"
 build baseline baseline || die "the PRE tree does not build"
 sparse baseline baseline
+cross baseline baseline
 
 i=0
 for p in "${patches[@]}"; do
@@ -189,6 +249,7 @@ for p in "${patches[@]}"; do
 	fi
 	build "$i" "$step" || break
 	sparse "$i" "$step"
+	cross "$i" "$step"
 done
 
 echo
