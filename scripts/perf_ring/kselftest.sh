@@ -82,7 +82,7 @@ fi
 if [ -n "$llvm" ]; then
 	out=$PR_BUILD/kselftest-llvm
 	log=$out.log
-	pr_log "kselftest: $* built with LLVM=1 into $out, as root ($(uname -r))"
+	pr_log "kselftest: $* built with LLVM=1 into ${out#"$PR_ROOT"/}, as root ($(uname -r))"
 	: > "$log"
 	for t in "$@"; do
 		mkdir -p "$out/$t"
