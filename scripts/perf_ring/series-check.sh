@@ -13,6 +13,11 @@
 #   checkpatch  scripts/checkpatch.pl --strict reports nothing;
 #   sparse      make C=2 kernel/events/ adds no warning to the baseline's.
 #
+# A patch that changes only tools/testing/selftests/ (and MAINTAINERS)
+# cannot change the kernel build: instead of build and sparse, the selftest
+# directories it touches are built against the tree's "make headers"
+# (KHDR_INCLUDES), with no compiler warning ("selftests" rows).
+#
 # ARCHES="arm64 s390 arm" adds, for the baseline and each patch, a build of
 # the objects that use is_default_overflow_handler() (arm64's and arm's
 # hw_breakpoint.o, s390's perf_cpum_sf.o) and of kernel/events/ for each of
@@ -192,6 +197,37 @@ cross() {
 	done
 }
 
+# selftests TAG STEP: the selftest directories the patch touches, built
+# with the tree's "make headers" as KHDR_INCLUDES; no compiler warning.
+selftests() {
+	local tag=$1 step=$2 slog=$logs/selftests-$1.log t d dirs
+	t=$(date +%s)
+	dirs=$(sed -n 's|^diff --git a/tools/testing/selftests/\([^/]*\)/.*|\1|p' "$root/kernel/${patches[$((tag - 1))]}" | sort -u)
+	if [ -z "$dirs" ]; then
+		result "$step" selftests ok "no selftest changed; no kernel file changed"
+		return
+	fi
+	if ! make -s headers >"$slog" 2>&1; then
+		result "$step" selftests FAIL "make headers, see ${slog#"$root"/}"
+		return
+	fi
+	for d in $dirs; do
+		rm -rf "$logs/selftests-out/$d"
+		mkdir -p "$logs/selftests-out/$d"
+		if ! make -C "tools/testing/selftests/$d" OUTPUT="$logs/selftests-out/$d" \
+			KHDR_INCLUDES="-isystem $PWD/usr/include" >>"$slog" 2>&1; then
+			result "$step" selftests FAIL "$d does not build, see ${slog#"$root"/}"
+			return
+		fi
+	done
+	if grep -q 'warning:' "$slog"; then
+		grep 'warning:' "$slog" >&2
+		result "$step" selftests FAIL "compiler warnings"
+		return
+	fi
+	result "$step" selftests ok "$(elapsed "$t"), built: $dirs (no kernel file changed)"
+}
+
 # The baseline: configure if the copy was never built, then build it.
 if [ ! -f .config ]; then
 	log "baseline: configuring (tinyconfig + perf_ring.config)"
@@ -246,6 +282,15 @@ for p in "${patches[@]}"; do
 	else
 		cat "$logs/checkpatch-$i.log" >&2
 		result "$step" checkpatch FAIL
+	fi
+	# A patch that changes only selftests (and MAINTAINERS) cannot change
+	# the kernel build: build the selftest directories it touches, the
+	# kselftest way, against this tree's installed uapi headers, instead
+	# of make bzImage and sparse.
+	if ! grep '^diff --git a/' "$root/kernel/$p" |
+		grep -qvE '^diff --git a/(tools/testing/selftests/|MAINTAINERS )'; then
+		selftests "$i" "$step"
+		continue
 	fi
 	build "$i" "$step" || break
 	sparse "$i" "$step"
