@@ -7,7 +7,7 @@
 #   make deps                    install missing Debian packages
 #   make kernel KERNEL=pre|post|upstream
 #   make qemu-check KERNEL=pre|post|upstream
-#   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan
+#   make kselftest TARGETS=perf_ring / kselftest-user / kselftest-asan / kselftest-llvm
 #   make series / series-check / series-sizes / series-disasm   the series
 #   make tools / tools-test / tools-e2e / tools-asan / tools-privileges / tools-security
 #   make bench / qemu-bench      benchmarks (QUICK=1 for a short run)
@@ -32,7 +32,10 @@ TARGETS ?= perf_ring
 # against POST (bench/results/qemu-bench-pN.md).
 # PARANOID: the perf_event_paranoid levels of kselftest-user and
 # tools-privileges (default "2 1 -1").
-export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS
+# ARCHES="arm64 s390 arm": make series-check also builds, at each step, the
+# users of is_default_overflow_handler() for those architectures (cross
+# compilers from make deps ARCHES=...).
+export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS ARCHES
 # FAULTS=1 reads the faulted runs' files with perf: the initramfs has it.
 ifeq ($(FAULTS),1)
 export GUEST_PERF := 1
@@ -46,7 +49,7 @@ MAKEFLAGS += --no-print-directory
 endif
 
 .PHONY: all deps bench-scale soak-scale base kernel initramfs qemu-check kselftest kselftest-user \
-	kselftest-asan tools tools-static tools-test tools-e2e tools-asan \
+	kselftest-asan kselftest-llvm tools tools-static tools-test tools-e2e tools-asan \
 	tools-privileges tools-security series series-check series-sizes series-disasm \
 	check run bench qemu-bench soak soak-host soak-guest fuzz fuzz-smoke clean help install \
 	ab ab-test deb deb-check
@@ -78,6 +81,10 @@ kselftest: base
 # As nobody at each perf_event_paranoid level in PARANOID.
 kselftest-user: base
 	$(Q)$(S)/kselftest.sh --user nobody $(TARGETS)
+
+# Built with LLVM=1 (clang) into build/kselftest-llvm, run as root.
+kselftest-llvm: base
+	$(Q)$(S)/kselftest.sh --llvm $(TARGETS)
 
 # Built with ASan and UBSan into build/kselftest-asan, run as root.
 kselftest-asan: base

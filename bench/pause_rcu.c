@@ -12,6 +12,11 @@
  *             is a record a writer completed after the ioctl had returned
  *             (it tested the flag before the store).  The first read comes
  *             a few ns after the return, so this is a lower bound.
+ *   late      data_head read a third time LATE_US after the second read:
+ *             a change is a writer that had passed the paused test and
+ *             moved rb->head but published data_head only after the
+ *             second read, which a reader that re-reads data_head after
+ *             its copy cannot see
  *   resume    ioctl(PAUSE_OUTPUT, 0), timed, and GAP_US of writing
  *
  * and M times membarrier(MEMBARRIER_CMD_GLOBAL), which is one
@@ -43,6 +48,7 @@
 
 #define PAGES		16
 #define SPIN_US		20
+#define LATE_US		1000
 #define GAP_US		200
 #define REC_BYTES	32	/* header + IP + TID + TIME */
 
@@ -94,6 +100,7 @@ int main(int argc, char **argv)
 	uint64_t *t_pause, *t_resume, *t_gp;
 	long page = sysconf(_SC_PAGESIZE), id;
 	uint64_t moved = 0, moved_bytes = 0, moved_max = 0;
+	uint64_t late = 0, late_bytes = 0, late_max = 0;
 	pid_t child;
 	void *base;
 
@@ -160,7 +167,7 @@ int main(int argc, char **argv)
 
 	spin_us(100000);	/* the child is in its loop */
 	for (int i = 0; i < n; i++) {
-		uint64_t t0, t1, h1, h2, d;
+		uint64_t t0, t1, h1, h2, h3, d;
 
 		t0 = now_ns();
 		if (ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1)) {
@@ -181,6 +188,17 @@ int main(int argc, char **argv)
 			moved_bytes += d;
 			if (d > moved_max)
 				moved_max = d;
+		}
+		spin_us(LATE_US);
+		h3 = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		d = h2 - h3;
+		if (sizeof(long) == 4)
+			d = (uint32_t)d;
+		if (d) {
+			late++;
+			late_bytes += d;
+			if (d > late_max)
+				late_max = d;
 		}
 		t0 = now_ns();
 		if (ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0)) {
@@ -214,6 +232,8 @@ int main(int argc, char **argv)
 	printf("record_bytes %d\n", REC_BYTES);
 	printf("inflight %llu %llu %llu\n", (unsigned long long)moved,
 	       (unsigned long long)moved_bytes, (unsigned long long)moved_max);
+	printf("late %llu %llu %llu\n", (unsigned long long)late,
+	       (unsigned long long)late_bytes, (unsigned long long)late_max);
 	print_dist("pause", t_pause, n);
 	print_dist("resume", t_resume, n);
 	printf("graces %d\n", m);

@@ -11,7 +11,7 @@ pkgs=(
 	make gcc libc6-dev flex bison bc libelf-dev libssl-dev cpio rsync xz-utils
 	qemu-system-x86 busybox-static libzstd-dev liburing-dev libbpf-dev zstd sparse
 	linux-perf gnuplot-nox util-linux procps kmod python3 python3-docutils man-db
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev llvm lld
 	gcc-multilib python3-ply python3-git
 )
 # make deb, make deb-check: the packaging tools, and what builds the guest
@@ -64,6 +64,19 @@ if [ "${ARCH:-}" = i386 ]; then
 			missing+=("$p")
 	done
 fi
+
+# ARCHES="arm64 s390 arm" (make series-check): Debian's cross compilers
+# for the per-architecture builds of the users of
+# is_default_overflow_handler().
+for a in ${ARCHES:-}; do
+	case $a in
+	arm64) p=gcc-aarch64-linux-gnu ;;
+	s390) p=gcc-s390x-linux-gnu ;;
+	arm) p=gcc-arm-linux-gnueabihf ;;
+	*) pr_die "ARCHES: $a is not one of arm64, s390, arm" ;;
+	esac
+	installed "$p" || missing+=("$p")
+done
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -27,7 +27,7 @@ scratch=/tmp
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	perf_ring.mode=*) mode=${arg#perf_ring.mode=} ;;
-	perf_ring.scale=*) export PERF_RING_SCALE=${arg#perf_ring.scale=} ;;
+	perf_ring.scale=*) export PERF_EVENTS_SCALE=${arg#perf_ring.scale=} ;;
 	perf_ring.pause_stress=*) pause_stress=${arg#perf_ring.pause_stress=} ;;
 	perf_ring.faults=*) faults=${arg#perf_ring.faults=} ;;
 	perf_ring.nolost=*) nolost=${arg#perf_ring.nolost=} ;;

@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kselftest.sh [--user USER | --sanitize] TARGET...: build and run selftests
+# kselftest.sh [--user USER | --sanitize | --llvm] TARGET...: build and run selftests
 # from this tree on the running kernel, with the base tree's lib.mk,
 # kselftest.h and kselftest_harness.h (build/linux-base), and fail on any
 # "not ok": upstream run_tests exits 0 even then. Log: build/kselftest.log.
+# They build against POST's installed uapi headers (post-headers.sh), as
+# KHDR_INCLUDES, the way a kselftest builds against its tree's
+# "make headers_install".
 #
 # --user USER runs the installed tests as USER once per perf_event_paranoid
 # level in $PARANOID (default "2 1 -1"; the sysctl is restored afterwards),
 # log build/kselftest-USER-pLEVEL.log. tracefs is root-only, so the runner
 # copies the id and format files of $TRACEPOINTS into the install and points
-# PERF_RING_TRACEFS at the copy: what is tested is what perf_event_open()
+# PERF_EVENTS_TRACEFS at the copy: what is tested is what perf_event_open()
 # allows USER at each level. One more run, at the last level, goes without
 # the copy (build/kselftest-USER-notracefs.log). Every test must pass or
 # SKIP, and every SKIP must name a reason that holds at that level: a
 # privilege the level does not give (or tracefs, in the run without the
 # copy), or a feature the kernel lacks.
+#
+# --llvm builds the tests with LLVM=1 (clang) into build/kselftest-llvm/
+# and runs them as root. Log: build/kselftest-llvm.log.
 #
 # --sanitize builds the tests with ASan and UBSan (-fno-sanitize-recover=all:
 # any finding fails the test) into build/kselftest-asan/, apart from the
@@ -24,15 +30,18 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-user= sanitize=
+user= sanitize= llvm=
 case ${1:-} in
 --user) user=${2:?--user needs a user name}; shift 2 ;;
 --sanitize) sanitize=1; shift ;;
+--llvm) llvm=1; shift ;;
 esac
 [ $# -gt 0 ] || set -- perf_ring
 base=$PR_BUILD/linux-base
 "$PR_ROOT/scripts/perf_ring/base.sh" "$base"
 [ -d "$base/usr/include/linux" ] || make -s -C "$base" headers >/dev/null
+hdr=$("$PR_ROOT/scripts/perf_ring/post-headers.sh")
+export KHDR_INCLUDES="-isystem $hdr"
 
 for t in "$@"; do
 	[ -d "$PR_ROOT/tools/testing/selftests/$t" ] || pr_die "no selftest directory tools/testing/selftests/$t"
@@ -70,6 +79,24 @@ if [ -n "$sanitize" ]; then
 	exit $bad
 fi
 
+if [ -n "$llvm" ]; then
+	out=$PR_BUILD/kselftest-llvm
+	log=$out.log
+	pr_log "kselftest: $* built with LLVM=1 into ${out#"$PR_ROOT"/}, as root ($(uname -r))"
+	: > "$log"
+	for t in "$@"; do
+		mkdir -p "$out/$t"
+		make -C "$base/tools/testing/selftests/$t" LLVM=1 OUTPUT="$out/$t" all 2>&1 | tee -a "$log"
+		# The compiler's own words, from each program's .comment.
+		for p in $(find "$out/$t" -maxdepth 1 -type f -perm -u+x | sort); do
+			printf '%s: %s\n' "${p#"$out"/}" "$(readelf -p .comment "$p" | grep -o 'clang version [^ ]*' | head -n 1)"
+		done | tee -a "$log"
+		make -s -C "$base/tools/testing/selftests/$t" LLVM=1 OUTPUT="$out/$t" run_tests 2>&1 | tee -a "$log"
+	done
+	tap_check "kselftest $* built with LLVM=1" "$log"
+	exit
+fi
+
 log=$PR_BUILD/kselftest.log
 if [ -z "$user" ]; then
 	pr_log "kselftest: $* on the running kernel ($(uname -r))"
@@ -95,7 +122,7 @@ check_skips() {
 		esac
 		if [ "$mode" = copy ]; then
 			case $why in
-			*tracefs* | *PERF_RING_TRACEFS*) bad=1 ;;
+			*tracefs* | *PERF_EVENTS_TRACEFS*) bad=1 ;;
 			*perf_event_paranoid* | *CAP_*) ;;
 			*) bad=1 ;;
 			esac
@@ -153,7 +180,7 @@ for level in $PARANOID; do
 	last=$level
 	log=$PR_BUILD/kselftest-$user-p$level.log
 	pr_log "kselftest: $* as $user with perf_event_paranoid=$level, tracepoint ids from a copy of tracefs ($(uname -r))"
-	run_as "$level" "$log" PERF_RING_TRACEFS="$inst/tracefs"
+	run_as "$level" "$log" PERF_EVENTS_TRACEFS="$inst/tracefs"
 	tap_check "kselftest $* as $user, perf_event_paranoid=$level" "$log" || fail=1
 	check_skips "$log" "$level" copy || fail=1
 done

@@ -14,6 +14,8 @@
 #   post      tag "pre" plus the series in kernel/ (git am)
 #   post-pN   tag "pre" plus the first N patches of the series, a step of
 #             the series to measure on its own (N from 1 to the count)
+#   origin    no tree: only the two commits of build/kernel/origin
+#             (post-headers.sh reads PRE's uapi files from it)
 #   post-nolost  post with PERF_FORMAT_LOST taken out as before Linux 6.0
 #             (PERF_FORMAT_MAX back to 1U << 4, so perf_copy_attr() answers
 #             EINVAL to it): perf-ring's fallback on a kernel that needs it
@@ -25,10 +27,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=${1:?usage: mktree.sh pre|post|upstream|post-pN}
+kernel=${1:?usage: mktree.sh pre|post|upstream|post-pN|origin}
 prefix=
 case "$kernel" in
-pre|post|upstream|post-nolost) ;;
+pre|post|upstream|post-nolost|origin) ;;
 post-p[1-9]|post-p[1-9][0-9]) prefix=${kernel#post-p} ;;
 ab-*)	# make ab's trees: ab.sh copies and checks them out itself.
 	[ -d "$PR_BUILD/kernel/$kernel/.git" ] ||
@@ -94,6 +96,7 @@ if [ "$kernel" != upstream ]; then
 	fi
 fi
 
+[ "$kernel" != origin ] || exit 0
 tree=$kdir/$name
 if [ ! -d "$tree/.git" ]; then
 	src=$origin

@@ -38,6 +38,12 @@ git -C "$origin" rev-parse -q --verify pre >/dev/null 2>&1 ||
 	pr_die "build/kernel/origin has no \"pre\" tag: run \"make kernel KERNEL=pre\" first"
 mapfile -t patches < <(grep -v -e '^#' -e '^[[:space:]]*$' "$series")
 [ "${#patches[@]}" -gt 0 ] || pr_die "kernel/series lists no patches"
+# The position of the last patch that touches kernel code (POST's step).
+last_k=0
+for k in "${!patches[@]}"; do
+	! grep -qE '^diff --git a/(kernel|include|arch)/' "$PR_ROOT/kernel/${patches[$k]}" ||
+		last_k=$((k + 1))
+done
 t0=$(date +%s)
 trap 'pr_log "series-sizes: error: a command failed at line $LINENO"' ERR
 tmp=$(mktemp -d)
@@ -124,11 +130,16 @@ for cfg in $configs; do
 		git -c "user.name=perf_ring project" -c user.email=perf_ring@lists.invalid \
 			am -q --keep-cr "$PR_ROOT/kernel/$p" ||
 			pr_die "series-sizes: $cfg: $p does not apply"
+		# Steps are numbered as the changelogs are (i/N of the whole
+		# series); the patches that touch no kernel code (the
+		# selftests, MAINTAINERS) are applied but not measured, and the
+		# last one that does is POST.
+		grep -qE '^diff --git a/(kernel|include|arch)/' "$PR_ROOT/kernel/$p" || continue
 		step="$i/${#patches[@]}"
-		[ "$i" -ne "${#patches[@]}" ] || step="$step (POST)"
+		[ "$i" -ne "$last_k" ] || step="$step (POST)"
 		build_events "$step"
 		measure "$cfg" "$step"
-		if [ "$cfg" = tiny ] && [ "$i" -eq "${#patches[@]}" ]; then
+		if [ "$cfg" = tiny ] && [ "$i" -eq "$last_k" ]; then
 			cp kernel/events/ring_buffer.o "$tmp/post-rb.o"
 		fi
 	done

@@ -6,15 +6,19 @@
 # kernel git tree after its "pre-series baseline" commit. WORKTREE defaults
 # to build/kernel/post.
 #
-# The last patch adds the selftests to tools/testing/selftests/perf_events/
-# from their one source, tools/testing/selftests/perf_ring/: the test
-# sources as they are, the lines of its Makefile between the "ring tests"
-# markers as a hunk of perf_events/Makefile, its config, settings and
-# .gitignore merged into those of perf_events/, and the directory added to
-# the perf events entry of MAINTAINERS. Its changelog is
-# kernel/selftests-patch.msg. That commit is made here, in a scratch object
-# directory (the tree is not changed); a tree that has it already at HEAD
-# (made by git am of kernel/series) has it made again from the source.
+# The last patches add the selftests to tools/testing/selftests/perf_events/
+# from their one source, tools/testing/selftests/perf_ring/, one commit per
+# line of kernel/selftests/series: "MSG FILE...", MSG being the changelog
+# (kernel/selftests/MSG) and FILE the sources it adds (a .c file other than
+# rb_lib.c is a test program), or MAINTAINERS (the perf events entry takes
+# in the directory). The first commit also brings the lines of the source
+# Makefile between the "ring tests" markers as a hunk of
+# perf_events/Makefile, and the config merged into that of perf_events/;
+# each commit's RB_PROGS and .gitignore list the programs added so far.
+# The settings' timeout must not exceed the directory's. Those commits are
+# made here, in a scratch object directory (the tree is not changed); a
+# tree that has them already at HEAD (made by git am of kernel/series) has
+# them made again from the source.
 #
 # kernel/series lists the patches in the order "git am" applies them; the
 # cover letter is not in it.
@@ -41,11 +45,20 @@ git -C "$wt" rev-parse --git-dir >/dev/null 2>&1 || die "$wt: not a git tree"
 
 base=$(git -C "$wt" log --format='%H%x09%s' | awk -F'\t' '$2 == "pre-series baseline" { print $1; exit }')
 [ -n "$base" ] || die "$wt: no \"pre-series baseline\" commit"
-msg=$out/selftests-patch.msg
-[ -f "$msg" ] || die "${msg#"$root"/} is missing"
+stlist=$out/selftests/series
+[ -f "$stlist" ] || die "kernel/selftests/series is missing"
+mapfile -t stlines < <(grep -v -e '^#' -e '^[[:space:]]*$' "$stlist")
+[ "${#stlines[@]}" -gt 0 ] || die "kernel/selftests/series lists no commit"
+# The selftests commits' subjects: a tree made by git am has them on top.
+subjects=$(for l in "${stlines[@]}"; do
+	m=${l%% *}
+	[ -f "$out/selftests/$m" ] || die "kernel/selftests/$m is missing"
+	head -n 1 "$out/selftests/$m"
+done)
 top=$(git -C "$wt" rev-parse HEAD)
-[ "$(git -C "$wt" log -1 --format=%s HEAD)" != "$(head -n 1 "$msg")" ] ||
-	top=$(git -C "$wt" rev-parse HEAD~1)
+while grep -qxF -- "$(git -C "$wt" log -1 --format=%s "$top")" <<< "$subjects"; do
+	top=$(git -C "$wt" rev-parse "$top~1")
+done
 n=$(git -C "$wt" rev-list --count "$base..$top")
 [ "$n" -gt 0 ] || die "$wt: no commits after \"pre-series baseline\""
 [ -z "$(git -C "$wt" rev-list --merges "$base..$top")" ] || die "$wt: merges in the series"
@@ -53,14 +66,13 @@ n=$(git -C "$wt" rev-list --count "$base..$top")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The selftests commit, on top of the kernel commits.
 src=$root/tools/testing/selftests/perf_ring
 kd=tools/testing/selftests/perf_events
 objs=$(git -C "$wt" rev-parse --path-format=absolute --git-path objects)
 export GIT_OBJECT_DIRECTORY=$tmp/objects GIT_ALTERNATE_OBJECT_DIRECTORIES=$objs
 mkdir -p "$tmp/objects" "$tmp/st"
 for f in Makefile config settings .gitignore; do
-	git -C "$wt" show "$top:$kd/$f" > "$tmp/st/$f" 2>/dev/null ||
+	git -C "$wt" show "$top:$kd/$f" > "$tmp/st/$f.orig" 2>/dev/null ||
 		die "$wt: $kd/$f is not in the tree"
 done
 # markers N: the lines inside the Nth "ring tests" block of our Makefile
@@ -70,63 +82,97 @@ markers() {
 }
 [ -n "$(markers 1)" ] && [ -n "$(markers 2)" ] ||
 	die "${src#"$root"/}/Makefile: two \"# ring tests: begin/end\" blocks expected"
-grep -qx 'include ../lib.mk' "$tmp/st/Makefile" || die "$kd/Makefile has no \"include ../lib.mk\""
-markers 1 > "$tmp/m1"
-markers 2 > "$tmp/m2"
-awk -v m1="$tmp/m1" -v m2="$tmp/m2" '
-	$0 == "include ../lib.mk" {
-		while ((getline l < m1) > 0) print l
-		print; print ""
-		while ((getline l < m2) > 0) print l
-		next
-	} { print }' "$tmp/st/Makefile" > "$tmp/st/Makefile.new"
-mv "$tmp/st/Makefile.new" "$tmp/st/Makefile"
-for f in config .gitignore; do
-	grep -v '^#' "$src/$f" | while IFS= read -r l; do
-		grep -qxF -- "$l" "$tmp/st/$f" || printf '%s\n' "$l" >> "$tmp/st/$f"
-	done
+grep -q '^RB_PROGS := ' "$src/Makefile" || die "${src#"$root"/}/Makefile has no \"RB_PROGS := \" line"
+grep -qx 'include ../lib.mk' "$tmp/st/Makefile.orig" || die "$kd/Makefile has no \"include ../lib.mk\""
+# The flags above the markers must be the directory's own.
+for l in $(awk '/^# ring tests: begin$/ { exit } /^(CFLAGS|LDFLAGS) /' "$src/Makefile" | tr ' ' '\001'); do
+	grep -qxF -- "$(tr '\001' ' ' <<< "$l")" "$tmp/st/Makefile.orig" ||
+		die "${src#"$root"/}/Makefile: \"$(tr '\001' ' ' <<< "$l")\" is not in $kd/Makefile"
 done
-# settings: the larger timeout
 t_src=$(sed -n 's/^timeout=//p' "$src/settings")
-t_k=$(sed -n 's/^timeout=//p' "$tmp/st/settings")
+t_k=$(sed -n 's/^timeout=//p' "$tmp/st/settings.orig")
 [ -n "$t_src" ] && [ -n "$t_k" ] || die "no timeout= in a settings file"
-[ "$t_src" -le "$t_k" ] || sed -i "s/^timeout=.*/timeout=$t_src/" "$tmp/st/settings"
-
-# MAINTAINERS: the perf events entry takes in the directory (no entry
-# names it yet).
-git -C "$wt" show "$top:MAINTAINERS" > "$tmp/MAINTAINERS" || die "$wt: no MAINTAINERS"
-awk -v add="F:	$kd/" '
-	/^PERFORMANCE EVENTS SUBSYSTEM$/ { sec = 1 }
-	sec && /^$/ { sec = 0 }
-	{ print }
-	sec && $0 == "F:	tools/perf/" { print add; done = 1 }
-	END { exit !done }' "$tmp/MAINTAINERS" > "$tmp/MAINTAINERS.new" ||
-	die "MAINTAINERS: no \"F:	tools/perf/\" line in PERFORMANCE EVENTS SUBSYSTEM"
-grep -qxF "F:	$kd/" "$tmp/MAINTAINERS" || mv "$tmp/MAINTAINERS.new" "$tmp/MAINTAINERS"
+[ "$t_src" -le "$t_k" ] || die "${src#"$root"/}/settings: timeout=$t_src is above the directory's $t_k"
 
 export GIT_INDEX_FILE=$tmp/index
-git -C "$wt" read-tree "$top"
 add() {	# add FILE PATH_IN_TREE
 	local b
 	b=$(git -C "$wt" hash-object -w --no-filters "$1") &&
 	git -C "$wt" update-index --add --cacheinfo "100644,$b,$2" || die "cannot add $2"
 }
-for f in Makefile config settings .gitignore; do add "$tmp/st/$f" "$kd/$f"; done
-add "$tmp/MAINTAINERS" MAINTAINERS
-for f in "$src"/*.c "$src"/*.h; do
-	b=$(basename "$f")
-	! git -C "$wt" cat-file -e "$top:$kd/$b" 2>/dev/null ||
-		die "$kd/$b is in the tree already: rename ${src#"$root"/}/$b"
-	add "$f" "$kd/$b"
-done
-tree=$(git -C "$wt" write-tree)
-unset GIT_INDEX_FILE
 adate=$(git -C "$wt" log -1 --format=%ad --date=raw "$top")
-st_commit=$(GIT_AUTHOR_NAME="perf_ring project" GIT_AUTHOR_EMAIL=perf_ring@lists.invalid \
+export GIT_AUTHOR_NAME="perf_ring project" GIT_AUTHOR_EMAIL=perf_ring@lists.invalid \
 	GIT_AUTHOR_DATE="$adate" GIT_COMMITTER_NAME="perf_ring project" \
-	GIT_COMMITTER_EMAIL=perf_ring@lists.invalid GIT_COMMITTER_DATE="$adate" \
-	git -C "$wt" commit-tree "$tree" -p "$top" < "$msg") || die "cannot make the selftests commit"
-n=$((n + 1))
+	GIT_COMMITTER_EMAIL=perf_ring@lists.invalid GIT_COMMITTER_DATE="$adate"
+parent=$top
+progs=()
+first=1
+seen=" "
+for l in "${stlines[@]}"; do
+	read -r m files <<< "$l"
+	[ -n "$files" ] || die "kernel/selftests/series: \"$m\" names no file"
+	git -C "$wt" read-tree "$parent"
+	for f in $files; do
+		if [ "$f" = MAINTAINERS ]; then
+			# The perf events entry takes in the directory (no
+			# entry names it yet).
+			git -C "$wt" show "$parent:MAINTAINERS" > "$tmp/MAINTAINERS" || die "$wt: no MAINTAINERS"
+			grep -qxF "F:	$kd/" "$tmp/MAINTAINERS" && die "MAINTAINERS names $kd/ already"
+			awk -v add="F:	$kd/" '
+				/^PERFORMANCE EVENTS SUBSYSTEM$/ { sec = 1 }
+				sec && /^$/ { sec = 0 }
+				{ print }
+				sec && $0 == "F:	tools/perf/" { print add; done = 1 }
+				END { exit !done }' "$tmp/MAINTAINERS" > "$tmp/MAINTAINERS.new" ||
+				die "MAINTAINERS: no \"F:	tools/perf/\" line in PERFORMANCE EVENTS SUBSYSTEM"
+			add "$tmp/MAINTAINERS.new" MAINTAINERS
+			continue
+		fi
+		[ -f "$src/$f" ] || die "kernel/selftests/series: ${src#"$root"/}/$f does not exist"
+		case "$seen" in *" $f "*) die "kernel/selftests/series: $f is named twice" ;; esac
+		seen="$seen$f "
+		! git -C "$wt" cat-file -e "$top:$kd/$f" 2>/dev/null ||
+			die "$kd/$f is in the tree already: rename ${src#"$root"/}/$f"
+		add "$src/$f" "$kd/$f"
+		case "$f" in rb_lib.c) ;; *.c) progs+=("${f%.c}") ;; esac
+	done
+	if [ "${#progs[@]}" -gt 0 ]; then
+		# The Makefile hunk, with the programs so far.
+		markers 1 | sed "s/^RB_PROGS := .*/RB_PROGS := ${progs[*]}/" > "$tmp/m1"
+		markers 2 > "$tmp/m2"
+		awk -v m1="$tmp/m1" -v m2="$tmp/m2" '
+			$0 == "include ../lib.mk" {
+				while ((getline l < m1) > 0) print l
+				print; print ""
+				while ((getline l < m2) > 0) print l
+				next
+			} { print }' "$tmp/st/Makefile.orig" > "$tmp/st/Makefile"
+		cp "$tmp/st/.gitignore.orig" "$tmp/st/.gitignore"
+		for p in "${progs[@]}"; do
+			grep -qxF -- "$p" "$tmp/st/.gitignore" || printf '%s\n' "$p" >> "$tmp/st/.gitignore"
+		done
+		add "$tmp/st/Makefile" "$kd/Makefile"
+		add "$tmp/st/.gitignore" "$kd/.gitignore"
+	fi
+	if [ -n "$first" ]; then
+		cp "$tmp/st/config.orig" "$tmp/st/config"
+		grep -v '^#' "$src/config" | while IFS= read -r c; do
+			grep -qxF -- "$c" "$tmp/st/config" || printf '%s\n' "$c" >> "$tmp/st/config"
+		done
+		add "$tmp/st/config" "$kd/config"
+		first=
+	fi
+	tree=$(git -C "$wt" write-tree)
+	parent=$(git -C "$wt" commit-tree "$tree" -p "$parent" < "$out/selftests/$m") ||
+		die "cannot make the commit of kernel/selftests/$m"
+	n=$((n + 1))
+done
+unset GIT_INDEX_FILE
+for f in "$src"/*.c "$src"/*.h; do
+	case "$seen" in *" $(basename "$f") "*) ;; *) die "${f#"$root"/} is in no commit of kernel/selftests/series" ;; esac
+done
+st_commit=$parent
+unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE
 
 # The cover letter's From line is the committer's identity: make it the
 # project's, as in the patches, whoever runs this.

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Concurrency: per-CPU buffers written from every CPU while a reader thread
- * runs, with every record checked (header size, type and alignment, the
- * CPU it was written on, and sequence numbers that only rise per writer);
- * and events inherited by child processes, counted exactly.
+ * Concurrency: per-CPU buffers written from up to 8 CPUs while a reader
+ * thread runs, with every record checked (header size, type and alignment,
+ * the CPU it was written on, and sequence numbers that only rise per
+ * writer); and events inherited by child processes, counted exactly.
  *
- * PERF_RING_STRESS_SECONDS sets how long the writers run (default
- * 3 s times PERF_RING_SCALE, at least 0.5 s).
+ * PERF_EVENTS_STRESS_SECONDS sets how long the writers run (default
+ * 3 s times PERF_EVENTS_SCALE, at least 0.5 s).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "perf_ring_harness.h"
+#include "rb_harness.h"
 
 #define MAX_CPUS	8
 #define MAX_WRITERS	8
@@ -56,11 +57,11 @@ struct checker {
 	__u64 prev_head;		/* backward: data_head at the last snapshot */
 	unsigned long samples, lost_records, lost_sum, snapshots;
 	unsigned long fresh;		/* backward: samples no earlier snapshot saw */
-	char err[PR_WHY_LEN];
+	char err[RB_WHY_LEN];
 };
 
 struct stress {
-	struct pr_ring r[MAX_CPUS];
+	struct rb_ring r[MAX_CPUS];
 	struct checker chk[MAX_CPUS];
 	struct writer w[MAX_WRITERS];
 	int ncpu, nwriters;
@@ -72,7 +73,7 @@ struct stress {
 	unsigned long gen;		/* snapshot generation, see wait_writers() */
 };
 
-static int check_record(const struct pr_rec *rec, void *ctx)
+static int check_record(const struct rb_rec *rec, void *ctx)
 {
 	struct checker *c = ctx;
 	unsigned long w, j;
@@ -81,16 +82,16 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 	 * last snapshot (at or above its data_head) may be seen again. Only
 	 * the ones below it are new.
 	 */
-	bool fresh = !c->down || pr_pos_sub(c->prev_head, rec->pos) > 0;
+	bool fresh = !c->down || rb_pos_sub(c->prev_head, rec->pos) > 0;
 
-	if (rec->type == PR_LOST) {
+	if (rec->type == RB_LOST) {
 		if (fresh) {
 			c->lost_records++;
 			c->lost_sum += rec->lost;
 		}
 		return 0;
 	}
-	if (rec->type != PR_SAMPLE) {
+	if (rec->type != RB_SAMPLE) {
 		snprintf(c->err, sizeof(c->err), "cpu %d: record type %u at %#llx",
 			 c->cpu, rec->type, (unsigned long long)rec->pos);
 		return -EBADMSG;
@@ -126,7 +127,7 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 		/* Within one snapshot, newest to oldest: falling. */
 		if (c->last[w] >= 0 && (long)j >= c->last[w]) {
 			snprintf(c->err, sizeof(c->err),
-				 "cpu %d: writer %lu seq %lu after %ld in a backward walk: not falling",
+				 "cpu %d: writer %lu seq %lu after %ld, walking back: not falling",
 				 c->cpu, w, j, c->last[w]);
 			return -EILSEQ;
 		}
@@ -140,18 +141,18 @@ static int check_record(const struct pr_rec *rec, void *ctx)
 }
 
 /* Forward: consume everything from data_tail to data_head. */
-static int drain_forward(struct pr_ring *r, struct checker *c)
+static int drain_forward(struct rb_ring *r, struct checker *c)
 {
-	__u64 head = pr_ring_head(r), tail = pr_ring_tail(r);
+	__u64 head = rb_ring_head(r), tail = rb_ring_tail(r);
 	long n;
 
 	if (head == tail)
 		return 0;
-	n = pr_walk_forward(r, tail, head, check_record, c, c->err[0] ? NULL : c->err,
+	n = rb_walk_forward(r, tail, head, check_record, c, c->err[0] ? NULL : c->err,
 			    sizeof(c->err));
 	if (n < 0)
 		return n;
-	pr_ring_set_tail(r, head);
+	rb_ring_set_tail(r, head);
 	return 0;
 }
 
@@ -160,9 +161,9 @@ static int drain_forward(struct pr_ring *r, struct checker *c)
  * oldest. Within a snapshot each writer's seq falls; its newest seq never
  * goes back from one snapshot to the next.
  */
-static int snapshot_backward(struct pr_ring *r, struct checker *c)
+static int snapshot_backward(struct rb_ring *r, struct checker *c)
 {
-	__u64 head = pr_ring_head(r);
+	__u64 head = rb_ring_head(r);
 	long n;
 	int i;
 
@@ -170,7 +171,7 @@ static int snapshot_backward(struct pr_ring *r, struct checker *c)
 		c->last[i] = -1;
 		c->cur_newest[i] = -1;
 	}
-	n = pr_walk_backward(r, head, check_record, c,
+	n = rb_walk_backward(r, head, check_record, c,
 			     c->err[0] ? NULL : c->err, sizeof(c->err));
 	if (n < 0)
 		return n;
@@ -218,7 +219,7 @@ static int snapshot_all(struct stress *s)
 	int i, ret = 0;
 
 	for (i = 0; i < s->ncpu; i++) {
-		ret = pr_pause(s->r[i].fd, true);
+		ret = rb_pause(s->r[i].fd, true);
 		if (ret) {
 			snprintf(s->chk[i].err, sizeof(s->chk[i].err), "pause: %s",
 				 strerror(-ret));
@@ -236,7 +237,7 @@ static int snapshot_all(struct stress *s)
 	}
 resume:
 	for (i = 0; i < s->ncpu; i++)
-		pr_pause(s->r[i].fd, false);
+		rb_pause(s->r[i].fd, false);
 	return ret;
 }
 
@@ -277,15 +278,15 @@ static void *writer_main(void *arg)
 	unsigned long base = (unsigned long)w->id << WRITER_SHIFT;
 	unsigned long j = 0;
 
-	w->tid = gettid();
-	if (pr_pin_cpu(w->cpu)) {
+	w->tid = syscall(SYS_gettid);
+	if (rb_pin_cpu(w->cpu)) {
 		__atomic_store_n(&w->started, -1, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	/* The tid is published before the first record (see the start wait). */
 	__atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED) && j < WRITER_MASK) {
-		pr_close_seq(base | j);
+		rb_close_seq(base | j);
 		j++;
 		/* Between two records: nothing of ours is being written now. */
 		__atomic_store_n(&w->ack, __atomic_load_n(w->gen, __ATOMIC_ACQUIRE),
@@ -297,7 +298,7 @@ static void *writer_main(void *arg)
 }
 
 FIXTURE(stress) {
-	struct pr_tp tp;
+	struct rb_tp tp;
 	struct stress *s;
 };
 
@@ -317,7 +318,7 @@ FIXTURE_VARIANT_ADD(stress, backward_overwrite) {
 
 FIXTURE_SETUP(stress)
 {
-	char why[PR_WHY_LEN] = "";
+	char why[RB_WHY_LEN] = "";
 	struct stress *s;
 	int i;
 
@@ -326,10 +327,10 @@ FIXTURE_SETUP(stress)
 	self->s = s;
 	for (i = 0; i < MAX_CPUS; i++)
 		s->r[i].fd = -1;
-	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	if (variant->backward) {
-		PR_NEED_BACKWARD();
-		PR_NEED_PAUSE();
+		RB_NEED_BACKWARD(return);
+		RB_NEED_PAUSE(return);
 	}
 }
 
@@ -340,13 +341,13 @@ FIXTURE_TEARDOWN(stress)
 	if (!self->s)
 		return;
 	for (i = 0; i < MAX_CPUS; i++)
-		pr_ring_close(&self->s->r[i]);
+		rb_ring_close(&self->s->r[i]);
 	free(self->s);
 }
 
-TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
+TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 90)
 {
-	double secs = pr_env_seconds("PERF_RING_STRESS_SECONDS", 3.0 * pr_scale(), 0.5);
+	double secs = rb_env_seconds("PERF_EVENTS_STRESS_SECONDS", 3.0 * rb_scale(), 0.5);
 	struct stress *s = self->s;
 	unsigned long issued = 0, samples = 0, lost = 0, lost_recs = 0, snaps = 0;
 	unsigned long fresh = 0;
@@ -355,17 +356,17 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 	int i, k;
 
 	s->backward = variant->backward;
-	s->ncpu = pr_cpus(s->cpus, MAX_CPUS);
+	s->ncpu = rb_cpus(s->cpus, MAX_CPUS);
 	ASSERT_GT(s->ncpu, 0);
 	if (s->ncpu < 2)
-		TH_LOG("only %d CPU available: the writers share it", s->ncpu);
+		ksft_print_msg("only %d CPU available: the writers share it\n", s->ncpu);
 	s->nwriters = s->ncpu < 2 ? 2 : s->ncpu;
 
 	for (i = 0; i < s->ncpu; i++) {
-		char why[PR_WHY_LEN] = "";
-		struct pr_opts o;
+		char why[RB_WHY_LEN] = "";
+		struct rb_opts o;
 
-		pr_opts_init(&o, &self->tp);
+		rb_opts_init(&o, &self->tp);
 		o.sample_type = stress_sample_type;
 		o.backward = variant->backward;
 		o.writable = !variant->backward;
@@ -374,7 +375,7 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 		o.cpu = s->cpus[i];
 		o.data_pages = 16;
 		o.wakeup_watermark = 16 * 4096 / 4;
-		PR_REQUIRE(pr_ring_open(&s->r[i], &o, why, sizeof(why)), why);
+		RB_REQUIRE(return, rb_ring_open(&s->r[i], &o, why, sizeof(why)), why);
 		s->chk[i].cpu = s->cpus[i];
 		s->chk[i].nwriters = s->nwriters;
 		s->chk[i].w = s->w;
@@ -410,7 +411,7 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 	pthread_join(reader, NULL);
 
 	if (s->failed)
-		TH_LOG("%s", s->chk[s->failed - 1].err);
+		ksft_print_msg("%s\n", s->chk[s->failed - 1].err);
 	ASSERT_EQ(0, s->failed);
 
 	for (k = 0; k < s->nwriters; k++) {
@@ -420,16 +421,16 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 	for (i = 0; i < s->ncpu; i++) {
 		__u64 count, l;
 
-		ASSERT_EQ(0, pr_read_count(s->r[i].fd, &count, &l));
+		ASSERT_EQ(0, rb_read_count(s->r[i].fd, &count, &l));
 		count_sum += count;
 		lost += l;
 		samples += s->chk[i].samples;
 		lost_recs += s->chk[i].lost_sum;
 		snaps += s->chk[i].snapshots;
 		fresh += s->chk[i].fresh;
-		TH_LOG("cpu %d: %llu counted, %lu samples checked, %llu lost (%lu in LOST records)",
-		       s->cpus[i], (unsigned long long)count, s->chk[i].samples,
-		       (unsigned long long)l, s->chk[i].lost_sum);
+		ksft_print_msg("cpu %d: %llu counted, %lu samples checked, %llu lost (LOST: %lu)\n",
+			       s->cpus[i], (unsigned long long)count, s->chk[i].samples,
+			       (unsigned long long)l, s->chk[i].lost_sum);
 	}
 	/* Every close() was counted, on the CPU its writer was pinned to. */
 	ASSERT_EQ(issued, count_sum);
@@ -440,20 +441,20 @@ TEST_F_TIMEOUT(stress, percpu_writers_with_reader, 300)
 	if (!variant->backward) {
 		/* A streaming reader sees every record that was not lost. */
 		ASSERT_EQ(issued, samples + lost);
-		TH_LOG("forward writable, %d writers on %d CPUs for %.1f s:",
-		       s->nwriters, s->ncpu, secs);
-		TH_LOG("%lu issued = %lu read + %lu lost; every header valid,",
-		       issued, samples, lost);
-		TH_LOG("every cpu/tid right, seq rising per writer");
+		ksft_print_msg("forward writable, %d writers on %d CPUs for %.1f s:\n",
+			       s->nwriters, s->ncpu, secs);
+		ksft_print_msg("%lu issued = %lu read + %lu lost; every header valid,\n",
+			       issued, samples, lost);
+		ksft_print_msg("every cpu/tid right, seq rising per writer\n");
 	} else {
 		ASSERT_GT(snaps, 0UL);
-		TH_LOG("backward overwrite, %d writers on %d CPUs for %.1f s: %lu issued,",
-		       s->nwriters, s->ncpu, secs, issued);
-		TH_LOG("%lu snapshots checked %lu records (%lu new), all whole,",
-		       snaps, samples, fresh);
-		TH_LOG("seq falling within each and the newest never going back;");
-		TH_LOG("%lu lost while paused, %lu of them reported in LOST records",
-		       lost, lost_recs);
+		ksft_print_msg("backward overwrite, %d writers, %d CPUs, %.1f s: %lu issued,\n",
+			       s->nwriters, s->ncpu, secs, issued);
+		ksft_print_msg("%lu snapshots checked %lu records (%lu new), all whole,\n",
+			       snaps, samples, fresh);
+		ksft_print_msg("seq falling within each and the newest never going back;\n");
+		ksft_print_msg("%lu lost while paused, %lu of them reported in LOST records\n",
+			       lost, lost_recs);
 	}
 }
 
@@ -467,15 +468,15 @@ struct child_check {
 	unsigned long m;
 	unsigned char *seen[CHILDREN];	/* one byte per seq: how often seen */
 	unsigned long samples;
-	char err[PR_WHY_LEN];
+	char err[RB_WHY_LEN];
 };
 
-static int check_child_record(const struct pr_rec *rec, void *ctx)
+static int check_child_record(const struct rb_rec *rec, void *ctx)
 {
 	struct child_check *c = ctx;
 	unsigned long k, j;
 
-	if (rec->type != PR_SAMPLE || !rec->has_seq) {
+	if (rec->type != RB_SAMPLE || !rec->has_seq) {
 		snprintf(c->err, sizeof(c->err), "cpu %d: unexpected record type %u",
 			 c->cpu, rec->type);
 		return -EBADMSG;
@@ -496,21 +497,21 @@ static int check_child_record(const struct pr_rec *rec, void *ctx)
 }
 
 FIXTURE(inherit) {
-	struct pr_tp tp;
-	struct pr_ring r[MAX_CPUS];
+	struct rb_tp tp;
+	struct rb_ring r[MAX_CPUS];
 	int ncpu;
 	int cpus[MAX_CPUS];
 };
 
 FIXTURE_SETUP(inherit)
 {
-	char why[PR_WHY_LEN] = "";
+	char why[RB_WHY_LEN] = "";
 	int i;
 
 	for (i = 0; i < MAX_CPUS; i++)
 		self->r[i].fd = -1;
-	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
-	self->ncpu = pr_cpus(self->cpus, MAX_CPUS);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
+	self->ncpu = rb_cpus(self->cpus, MAX_CPUS);
 	ASSERT_GT(self->ncpu, 0);
 }
 
@@ -519,12 +520,12 @@ FIXTURE_TEARDOWN(inherit)
 	int i;
 
 	for (i = 0; i < MAX_CPUS; i++)
-		pr_ring_close(&self->r[i]);
+		rb_ring_close(&self->r[i]);
 }
 
-TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
+TEST_F_TIMEOUT(inherit, children_counted_exactly, 90)
 {
-	unsigned long m = pr_scaled(2000, 200), total = CHILDREN * m;
+	unsigned long m = rb_scaled(2000, 200), total = CHILDREN * m;
 	struct child_check c = { .m = m };
 	unsigned long samples = 0;
 	unsigned int pages = 1;
@@ -539,15 +540,15 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 		ASSERT_TRUE(!!c.seen[k]);
 	}
 	for (i = 0; i < self->ncpu; i++) {
-		char why[PR_WHY_LEN] = "";
-		struct pr_opts o;
+		char why[RB_WHY_LEN] = "";
+		struct rb_opts o;
 
-		pr_opts_init(&o, &self->tp);
+		rb_opts_init(&o, &self->tp);
 		o.inherit = true;
 		o.enabled = true;
 		o.cpu = self->cpus[i];
 		o.data_pages = pages;
-		PR_REQUIRE(pr_ring_open(&self->r[i], &o, why, sizeof(why)), why);
+		RB_REQUIRE(return, rb_ring_open(&self->r[i], &o, why, sizeof(why)), why);
 	}
 
 	for (k = 0; k < CHILDREN; k++) {
@@ -555,7 +556,7 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 
 		ASSERT_GE(pid, 0);
 		if (pid == 0) {
-			pr_close_range((unsigned long)k << WRITER_SHIFT, m);
+			rb_close_range((unsigned long)k << WRITER_SHIFT, m);
 			_exit(0);
 		}
 		c.pid[k] = pid;
@@ -572,22 +573,22 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 		}
 		ASSERT_GE(pid, 0);
 		for (i = 0; i < self->ncpu; i++) {
-			__u64 head = pr_ring_head(&self->r[i]);
+			__u64 head = rb_ring_head(&self->r[i]);
 			long n;
 
 			c.cpu = self->cpus[i];
-			n = pr_walk_forward(&self->r[i], pr_ring_tail(&self->r[i]), head,
+			n = rb_walk_forward(&self->r[i], rb_ring_tail(&self->r[i]), head,
 					    check_child_record, &c, c.err[0] ? NULL : c.err,
 					    sizeof(c.err));
 			ASSERT_GE(n, 0) TH_LOG("%s", c.err);
-			pr_ring_set_tail(&self->r[i], head);
+			rb_ring_set_tail(&self->r[i], head);
 		}
 	}
 	for (i = 0; i < self->ncpu; i++) {
 		__u64 count, lost;
 
-		ASSERT_EQ(0, pr_disable(self->r[i].fd));
-		ASSERT_EQ(0, pr_read_count(self->r[i].fd, &count, &lost));
+		ASSERT_EQ(0, rb_disable(self->r[i].fd));
+		ASSERT_EQ(0, rb_read_count(self->r[i].fd, &count, &lost));
 		count_sum += count;
 		lost_sum += lost;
 	}
@@ -602,10 +603,10 @@ TEST_F_TIMEOUT(inherit, children_counted_exactly, 300)
 	ASSERT_EQ(0ULL, lost_sum);
 	ASSERT_EQ(total, count_sum);
 	ASSERT_EQ(total, samples);
-	TH_LOG("%d children x %lu close() on %d per-CPU inherited events (%u pages each):",
-	       CHILDREN, m, self->ncpu, pages);
-	TH_LOG("read() counts %llu, %lu samples, each (child, seq) once with its pid, 0 lost",
-	       (unsigned long long)count_sum, samples);
+	ksft_print_msg("%d children x %lu close() on %d per-CPU inherited events (%u pages):\n",
+		       CHILDREN, m, self->ncpu, pages);
+	ksft_print_msg("read() counts %llu, %lu samples, each (child, seq) once, 0 lost\n",
+		       (unsigned long long)count_sum, samples);
 }
 
 TEST_HARNESS_MAIN

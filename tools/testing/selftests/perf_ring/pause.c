@@ -14,11 +14,11 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "perf_ring_harness.h"
+#include "rb_harness.h"
 
 FIXTURE(pause) {
-	struct pr_tp tp;
-	struct pr_ring r, r2;
+	struct rb_tp tp;
+	struct rb_ring r, r2;
 	unsigned int rec;
 };
 
@@ -45,46 +45,46 @@ FIXTURE_VARIANT_ADD(pause, backward_overwrite) {
 
 FIXTURE_SETUP(pause)
 {
-	char why[PR_WHY_LEN] = "";
+	char why[RB_WHY_LEN] = "";
 
 	self->r.fd = -1;
 	self->r2.fd = -1;
-	PR_REQUIRE(pr_tp_close(&self->tp, why, sizeof(why)), why);
+	RB_REQUIRE(return, rb_tp_close(&self->tp, why, sizeof(why)), why);
 	if (variant->backward)
-		PR_NEED_BACKWARD();
-	PR_NEED_PAUSE();
+		RB_NEED_BACKWARD(return);
+	RB_NEED_PAUSE(return);
 }
 
 FIXTURE_TEARDOWN(pause)
 {
-	pr_ring_close(&self->r2);
-	pr_ring_close(&self->r);
+	rb_ring_close(&self->r2);
+	rb_ring_close(&self->r);
 }
 
 static const char *mode_name(const struct _fixture_variant_pause *v)
 {
-	return pr_mode_name(v->backward, v->overwrite);
+	return rb_mode_name(v->backward, v->overwrite);
 }
 
-#define PAUSE_OPEN(ring, pages) do {					\
-	struct pr_ring *__r = (ring);					\
-	char __why[PR_WHY_LEN] = "";					\
-	struct pr_opts __o;						\
-	pr_opts_init(&__o, &self->tp);					\
+#define PAUSE_OPEN(statement, ring, pages) do {				\
+	struct rb_ring *__r = (ring);					\
+	char __why[RB_WHY_LEN] = "";					\
+	struct rb_opts __o;						\
+	rb_opts_init(&__o, &self->tp);					\
 	__o.backward = variant->backward;				\
 	__o.writable = !variant->overwrite;				\
 	__o.data_pages = (pages);					\
-	PR_REQUIRE(pr_ring_open(__r, &__o, __why, sizeof(__why)), __why); \
-	self->rec = pr_close_sample_size(__r);				\
+	RB_REQUIRE(statement, rb_ring_open(__r, &__o, __why, sizeof(__why)), __why); \
+	self->rec = rb_close_sample_size(__r);				\
 } while (0)
 
 /* Walk the whole buffer in its own direction into @rs. */
-static long walk_all(const struct pr_ring *r, struct pr_recs *rs,
+static long walk_all(const struct rb_ring *r, struct rb_recs *rs,
 		     char *why, size_t len)
 {
 	if (r->backward)
-		return pr_walk_backward(r, pr_ring_head(r), pr_recs_push, rs, why, len);
-	return pr_walk_forward(r, pr_ring_tail(r), pr_ring_head(r), pr_recs_push,
+		return rb_walk_backward(r, rb_ring_head(r), rb_recs_push, rs, why, len);
+	return rb_walk_forward(r, rb_ring_tail(r), rb_ring_head(r), rb_recs_push,
 			       rs, why, len);
 }
 
@@ -93,55 +93,55 @@ TEST_F(pause, head_frozen_while_paused)
 	const unsigned long before = 20, paused = 50;
 	__u64 h0, h1, h2;
 
-	PAUSE_OPEN(&self->r, 4);
-	ASSERT_EQ(0, pr_enable(self->r.fd));
-	pr_close_range(0, before);
-	h0 = pr_ring_head(&self->r);
-	ASSERT_EQ(0, pr_pause(self->r.fd, true));
-	h1 = pr_ring_head(&self->r);
-	pr_close_range(before, paused);
-	h2 = pr_ring_head(&self->r);
-	ASSERT_EQ(0, pr_pause(self->r.fd, false));
-	ASSERT_EQ(0, pr_disable(self->r.fd));
+	PAUSE_OPEN(return, &self->r, 4);
+	ASSERT_EQ(0, rb_enable(self->r.fd));
+	rb_close_range(0, before);
+	h0 = rb_ring_head(&self->r);
+	ASSERT_EQ(0, rb_pause(self->r.fd, true));
+	h1 = rb_ring_head(&self->r);
+	rb_close_range(before, paused);
+	h2 = rb_ring_head(&self->r);
+	ASSERT_EQ(0, rb_pause(self->r.fd, false));
+	ASSERT_EQ(0, rb_disable(self->r.fd));
 
 	ASSERT_EQ(h0, h1);
 	ASSERT_EQ(h1, h2);
-	TH_LOG("%s: data_head stayed at %#llx while %lu records were issued paused",
-	       mode_name(variant), (unsigned long long)h1, paused);
+	ksft_print_msg("%s: data_head stayed at %#llx while %lu records were issued paused\n",
+		       mode_name(variant), (unsigned long long)h1, paused);
 }
 
 TEST_F(pause, lost_counted_while_paused)
 {
 	const unsigned long before = 20, paused = 50, after = 20;
-	char why[PR_WHY_LEN] = "";
-	struct pr_rec v[128];
-	struct pr_recs rs = { .v = v, .max = 128 };
+	char why[RB_WHY_LEN] = "";
+	struct rb_rec v[128];
+	struct rb_recs rs = { .v = v, .max = 128 };
 	unsigned long samples = 0, nlost = 0, i, s;
 	__u64 count, lost, lost_rec = 0;
 	long cnt;
 
-	PAUSE_OPEN(&self->r, 4);
-	ASSERT_EQ(0, pr_enable(self->r.fd));
-	pr_close_range(0, before);
-	ASSERT_EQ(0, pr_pause(self->r.fd, true));
-	pr_close_range(before, paused);
-	ASSERT_EQ(0, pr_pause(self->r.fd, false));
-	pr_close_range(before + paused, after);
-	ASSERT_EQ(0, pr_disable(self->r.fd));
+	PAUSE_OPEN(return, &self->r, 4);
+	ASSERT_EQ(0, rb_enable(self->r.fd));
+	rb_close_range(0, before);
+	ASSERT_EQ(0, rb_pause(self->r.fd, true));
+	rb_close_range(before, paused);
+	ASSERT_EQ(0, rb_pause(self->r.fd, false));
+	rb_close_range(before + paused, after);
+	ASSERT_EQ(0, rb_disable(self->r.fd));
 
-	ASSERT_EQ(0, pr_read_count(self->r.fd, &count, &lost));
+	ASSERT_EQ(0, rb_read_count(self->r.fd, &count, &lost));
 	ASSERT_EQ(before + paused + after, count);
 	ASSERT_EQ(paused, lost);
 
 	cnt = walk_all(&self->r, &rs, why, sizeof(why));
 	ASSERT_GE(cnt, 0) TH_LOG("%s", why);
 	for (i = 0; i < rs.n; i++) {
-		if (v[i].type == PR_LOST) {
+		if (v[i].type == RB_LOST) {
 			nlost++;
 			lost_rec = v[i].lost;
 			continue;
 		}
-		ASSERT_EQ(PR_SAMPLE, v[i].type);
+		ASSERT_EQ(RB_SAMPLE, v[i].type);
 		ASSERT_TRUE(v[i].has_seq);
 		/* In walk order: forward rises, backward falls; the paused ones are gone. */
 		s = variant->backward ? before + after - 1 - samples : samples;
@@ -153,96 +153,96 @@ TEST_F(pause, lost_counted_while_paused)
 	ASSERT_EQ(before + after, samples);
 	ASSERT_EQ(1UL, nlost);
 	ASSERT_EQ(paused, lost_rec);
-	TH_LOG("%s: %lu issued while paused; PERF_RECORD_LOST says %llu, read() says %llu;",
-	       mode_name(variant), paused, (unsigned long long)lost_rec,
-	       (unsigned long long)lost);
-	TH_LOG("the %lu others are all there", samples);
+	ksft_print_msg("%s: %lu issued paused; PERF_RECORD_LOST says %llu, read() %llu;\n",
+		       mode_name(variant), paused, (unsigned long long)lost_rec,
+		       (unsigned long long)lost);
+	ksft_print_msg("the %lu others are all there\n", samples);
 }
 
 TEST_F(pause, writing_resumes_after_pause)
 {
 	const unsigned long paused = 30, after = 40;
-	char why[PR_WHY_LEN] = "";
-	struct pr_rec rec;
+	char why[RB_WHY_LEN] = "";
+	struct rb_rec rec;
 	__u64 h1, h2;
 
-	PAUSE_OPEN(&self->r, 4);
-	ASSERT_EQ(0, pr_enable(self->r.fd));
-	ASSERT_EQ(0, pr_pause(self->r.fd, true));
-	pr_close_range(0, paused);
-	h1 = pr_ring_head(&self->r);
-	ASSERT_EQ(0, pr_pause(self->r.fd, false));
-	pr_close_range(paused, after);
-	ASSERT_EQ(0, pr_disable(self->r.fd));
-	h2 = pr_ring_head(&self->r);
+	PAUSE_OPEN(return, &self->r, 4);
+	ASSERT_EQ(0, rb_enable(self->r.fd));
+	ASSERT_EQ(0, rb_pause(self->r.fd, true));
+	rb_close_range(0, paused);
+	h1 = rb_ring_head(&self->r);
+	ASSERT_EQ(0, rb_pause(self->r.fd, false));
+	rb_close_range(paused, after);
+	ASSERT_EQ(0, rb_disable(self->r.fd));
+	h2 = rb_ring_head(&self->r);
 
 	/* The first record after resume carries the LOST record with it. */
 	ASSERT_EQ(0ULL, h1);
-	ASSERT_EQ(after * self->rec + 24, variant->backward ? pr_bwd_written(h2) : h2);
-	ASSERT_EQ(0, pr_parse_newest(&self->r, h2, variant->backward, self->rec,
+	ASSERT_EQ(after * self->rec + 24, variant->backward ? rb_bwd_written(h2) : h2);
+	ASSERT_EQ(0, rb_parse_newest(&self->r, h2, variant->backward, self->rec,
 				     &rec, why, sizeof(why))) TH_LOG("%s", why);
-	ASSERT_EQ(PR_SAMPLE, rec.type);
+	ASSERT_EQ(RB_SAMPLE, rec.type);
 	ASSERT_EQ(paused + after - 1, rec.seq);
-	TH_LOG("%s: paused from the start, data_head stayed 0;", mode_name(variant));
-	TH_LOG("after resume it moved by %llu bytes (%lu records + one LOST), newest seq %llu",
-	       (unsigned long long)(variant->backward ? pr_bwd_written(h2) : h2), after,
-	       (unsigned long long)rec.seq);
+	ksft_print_msg("%s: paused from the start, data_head stayed 0;\n", mode_name(variant));
+	ksft_print_msg("after resume: %llu bytes (%lu records + one LOST), newest seq %llu\n",
+		       (unsigned long long)(variant->backward ? rb_bwd_written(h2) : h2), after,
+		       (unsigned long long)rec.seq);
 }
 
 TEST_F(pause, pause_leaves_other_buffers_running)
 {
 	const unsigned long n = 60;
-	char why[PR_WHY_LEN] = "";
-	struct pr_rec v[80];
-	struct pr_recs rs = { .v = v, .max = 80 };
+	char why[RB_WHY_LEN] = "";
+	struct rb_rec v[80];
+	struct rb_recs rs = { .v = v, .max = 80 };
 	__u64 h1, lost1, lost2;
 	unsigned long i;
 	long cnt;
 
-	PAUSE_OPEN(&self->r, 4);
-	PAUSE_OPEN(&self->r2, 4);
-	ASSERT_EQ(0, pr_pause(self->r.fd, true));
-	h1 = pr_ring_head(&self->r);
-	ASSERT_EQ(0, pr_enable(self->r.fd));
-	ASSERT_EQ(0, pr_enable(self->r2.fd));
-	pr_close_range(0, n);
-	ASSERT_EQ(0, pr_disable(self->r2.fd));
-	ASSERT_EQ(0, pr_disable(self->r.fd));
+	PAUSE_OPEN(return, &self->r, 4);
+	PAUSE_OPEN(return, &self->r2, 4);
+	ASSERT_EQ(0, rb_pause(self->r.fd, true));
+	h1 = rb_ring_head(&self->r);
+	ASSERT_EQ(0, rb_enable(self->r.fd));
+	ASSERT_EQ(0, rb_enable(self->r2.fd));
+	rb_close_range(0, n);
+	ASSERT_EQ(0, rb_disable(self->r2.fd));
+	ASSERT_EQ(0, rb_disable(self->r.fd));
 
-	ASSERT_EQ(h1, pr_ring_head(&self->r));
-	ASSERT_EQ(0, pr_read_count(self->r.fd, NULL, &lost1));
-	ASSERT_EQ(0, pr_read_count(self->r2.fd, NULL, &lost2));
+	ASSERT_EQ(h1, rb_ring_head(&self->r));
+	ASSERT_EQ(0, rb_read_count(self->r.fd, NULL, &lost1));
+	ASSERT_EQ(0, rb_read_count(self->r2.fd, NULL, &lost2));
 	ASSERT_EQ(n, lost1);
 	ASSERT_EQ(0ULL, lost2);
 	cnt = walk_all(&self->r2, &rs, why, sizeof(why));
 	ASSERT_GE(cnt, 0) TH_LOG("%s", why);
 	ASSERT_EQ(n, (unsigned long)cnt);
 	for (i = 0; i < n; i++) {
-		ASSERT_EQ(PR_SAMPLE, v[i].type);
+		ASSERT_EQ(RB_SAMPLE, v[i].type);
 		ASSERT_EQ(variant->backward ? n - 1 - i : i, v[i].seq);
 	}
-	ASSERT_EQ(0, pr_pause(self->r.fd, false));
-	TH_LOG("%s: with one buffer paused, the other took all %lu records (seq 0..%lu),",
-	       mode_name(variant), n, n - 1);
-	TH_LOG("and lost none; the paused one lost %llu", (unsigned long long)lost1);
+	ASSERT_EQ(0, rb_pause(self->r.fd, false));
+	ksft_print_msg("%s: with one buffer paused, the other took all %lu records (seq 0..%lu),\n",
+		       mode_name(variant), n, n - 1);
+	ksft_print_msg("and lost none; the paused one lost %llu\n", (unsigned long long)lost1);
 }
 
 TEST(pause_without_buffer_einval)
 {
-	char why[PR_WHY_LEN] = "";
-	struct pr_ring r;
-	struct pr_opts o;
+	char why[RB_WHY_LEN] = "";
+	struct rb_ring r;
+	struct rb_opts o;
 	int ret;
 
-	PR_NEED_PAUSE();
+	RB_NEED_PAUSE(return);
 	/* A software event: no tracepoint privilege needed. */
-	pr_opts_init(&o, NULL);
+	rb_opts_init(&o, NULL);
 	o.data_pages = 0;
-	PR_REQUIRE(pr_ring_open(&r, &o, why, sizeof(why)), why);
-	ret = pr_pause(r.fd, true);
-	pr_ring_close(&r);
+	RB_REQUIRE(return, rb_ring_open(&r, &o, why, sizeof(why)), why);
+	ret = rb_pause(r.fd, true);
+	rb_ring_close(&r);
 	ASSERT_EQ(-EINVAL, ret);
-	TH_LOG("PAUSE_OUTPUT on an event without a buffer: EINVAL");
+	ksft_print_msg("PAUSE_OUTPUT on an event without a buffer: EINVAL\n");
 }
 
 TEST_HARNESS_MAIN

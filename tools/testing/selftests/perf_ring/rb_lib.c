@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shared helpers for the perf_ring selftests. See perf_ring_lib.h.
+ * Shared helpers for the perf_ring selftests. See rb_lib.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,10 +19,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #include "../kselftest.h"
-#include "perf_ring_lib.h"
+#include "rb_lib.h"
 
 static __printf(3, 4) void why_set(char *why, size_t len, const char *fmt, ...);
 
@@ -47,9 +46,9 @@ static void mlock_reason(char *why, size_t len, unsigned int data_pages)
 
 /* ---- run-time scaling ---- */
 
-double pr_scale(void)
+double rb_scale(void)
 {
-	const char *s = getenv("PERF_RING_SCALE");
+	const char *s = getenv("PERF_EVENTS_SCALE");
 	char *end;
 	double v;
 
@@ -65,14 +64,14 @@ double pr_scale(void)
 	return v;
 }
 
-unsigned long pr_scaled(unsigned long n, unsigned long min)
+unsigned long rb_scaled(unsigned long n, unsigned long min)
 {
-	double v = (double)n * pr_scale();
+	double v = (double)n * rb_scale();
 
 	return v < (double)min ? min : (unsigned long)v;
 }
 
-double pr_env_seconds(const char *name, double dflt, double min)
+double rb_env_seconds(const char *name, double dflt, double min)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -88,36 +87,13 @@ double pr_env_seconds(const char *name, double dflt, double min)
 
 /* ---- attributes and opening ---- */
 
-int pr_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+int rb_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		 int group_fd, unsigned long flags)
 {
 	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-__u64 *pr_attr_flags_word(struct perf_event_attr *attr)
-{
-	/* The bitfield word is the first member after read_format. */
-	return (__u64 *)((char *)attr + offsetof(struct perf_event_attr, read_format) +
-			 sizeof(attr->read_format));
-}
-
-void pr_attr_set_flag_bit(struct perf_event_attr *attr, unsigned int bit)
-{
-	__u64 *word = pr_attr_flags_word(attr);
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	*word |= 1ULL << bit;
-#else
-	*word |= 1ULL << (63 - bit);
-#endif
-}
-
-void pr_attr_set_backward(struct perf_event_attr *attr)
-{
-	pr_attr_set_flag_bit(attr, PR_WRITE_BACKWARD_BIT);
-}
-
-int pr_paranoid(void)
+int rb_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 	int v = INT_MIN;
@@ -148,14 +124,14 @@ static int dummy_open(char *why, size_t len)
 	int fd, err;
 
 	dummy_attr(&attr);
-	fd = pr_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = rb_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	err = errno;
 	if (err == EACCES || err == EPERM) {
 		why_set(why, len,
 			"needs CAP_PERFMON or perf_event_paranoid<=2 for a user-only software event (perf_event_paranoid=%d)",
-			pr_paranoid());
+			rb_paranoid());
 		return -EACCES;
 	}
 	/* The sysctl exists exactly when the kernel has perf events. */
@@ -167,14 +143,14 @@ static int dummy_open(char *why, size_t len)
 	return -err;
 }
 
-int pr_has_backward(char *why, size_t len)
+int rb_has_backward(char *why, size_t len)
 {
 	static int cached = -1;
 	struct perf_event_attr attr;
 	int fd;
 
 	if (cached == 0)
-		why_set(why, len, PR_LACKS_BACKWARD);
+		why_set(why, len, RB_LACKS_BACKWARD);
 	if (cached >= 0)
 		return cached;
 	/* The same event without the bit must open, or the probe says nothing. */
@@ -184,13 +160,13 @@ int pr_has_backward(char *why, size_t len)
 	close(fd);
 
 	dummy_attr(&attr);
-	pr_attr_set_backward(&attr);
-	fd = pr_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	attr.write_backward = 1;
+	fd = rb_perf_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
 		cached = 1;
 	} else if (errno == EINVAL) {
-		why_set(why, len, PR_LACKS_BACKWARD);
+		why_set(why, len, RB_LACKS_BACKWARD);
 		cached = 0;
 	} else {
 		why_set(why, len, "perf_event_open(dummy, write_backward): %s",
@@ -200,7 +176,7 @@ int pr_has_backward(char *why, size_t len)
 	return cached;
 }
 
-int pr_has_pause(char *why, size_t len)
+int rb_has_pause(char *why, size_t len)
 {
 	static int cached = -1;
 	long page = sysconf(_SC_PAGESIZE);
@@ -208,7 +184,7 @@ int pr_has_pause(char *why, size_t len)
 	int fd, err;
 
 	if (cached == 0)
-		why_set(why, len, PR_LACKS_PAUSE);
+		why_set(why, len, RB_LACKS_PAUSE);
 	if (cached >= 0)
 		return cached;
 	fd = dummy_open(why, len);
@@ -229,7 +205,7 @@ int pr_has_pause(char *why, size_t len)
 		ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 		cached = 1;
 	} else if (errno == ENOTTY) {
-		why_set(why, len, PR_LACKS_PAUSE);
+		why_set(why, len, RB_LACKS_PAUSE);
 		cached = 0;
 	} else {
 		err = errno;
@@ -251,7 +227,7 @@ static const char *const tracefs_roots[] = {
 };
 
 /*
- * PERF_RING_TRACEFS names a directory laid out like tracefs
+ * PERF_EVENTS_TRACEFS names a directory laid out like tracefs
  * (events/<sys>/<event>/{id,format}) to use instead of it. tracefs is
  * usually readable by root only; a runner that is root can copy the few
  * files an unprivileged run needs, and the run then tests what
@@ -259,7 +235,7 @@ static const char *const tracefs_roots[] = {
  */
 static const char *tracefs_override(void)
 {
-	const char *s = getenv("PERF_RING_TRACEFS");
+	const char *s = getenv("PERF_EVENTS_TRACEFS");
 
 	return s && *s ? s : NULL;
 }
@@ -328,8 +304,8 @@ static int format_field(const char *fmt, const char *field,
 	return -ENOENT;
 }
 
-int pr_tp_lookup(const char *sys, const char *event, const char *field,
-		 struct pr_tp *tp, char *why, size_t len)
+int rb_tp_lookup(const char *sys, const char *event, const char *field,
+		 struct rb_tp *tp, char *why, size_t len)
 {
 	const char *over = tracefs_override();
 	const char *const *roots = over ? &over : tracefs_roots;
@@ -356,7 +332,7 @@ int pr_tp_lookup(const char *sys, const char *event, const char *field,
 		ret = read_file(path, buf, sizeof(buf));
 		if (ret) {
 			why_set(why, len, "cannot read %s: %s", path, strerror(-ret));
-			return ret == -EACCES ? PR_SKIP : ret;
+			return ret == -EACCES ? RB_SKIP : ret;
 		}
 		if (format_field(buf, field, &tp->seq_off, &tp->seq_size) ||
 		    (tp->seq_size != 8 && tp->seq_size != 4)) {
@@ -365,28 +341,28 @@ int pr_tp_lookup(const char *sys, const char *event, const char *field,
 		}
 		return 0;
 	}
-	para = pr_paranoid();
+	para = rb_paranoid();
 	if (denied)
 		why_set(why, len,
 			"needs root (or read access to tracefs) to find %s%s (perf_event_paranoid=%d)",
 			tp->name, tp_record_needs(para), para);
 	else if (over)
-		why_set(why, len, "no tracepoint %s in PERF_RING_TRACEFS=%s", tp->name, over);
+		why_set(why, len, "no tracepoint %s in PERF_EVENTS_TRACEFS=%s", tp->name, over);
 	else
 		why_set(why, len,
 			"no tracepoint %s in /sys/kernel/tracing or /sys/kernel/debug/tracing (needs tracefs mounted and CONFIG_FTRACE_SYSCALLS)",
 			tp->name);
-	return PR_SKIP;
+	return RB_SKIP;
 }
 
-int pr_tp_close(struct pr_tp *tp, char *why, size_t len)
+int rb_tp_close(struct rb_tp *tp, char *why, size_t len)
 {
-	return pr_tp_lookup("syscalls", "sys_enter_close", "fd", tp, why, len);
+	return rb_tp_lookup("syscalls", "sys_enter_close", "fd", tp, why, len);
 }
 
 /* ---- ring buffers ---- */
 
-void pr_opts_init(struct pr_opts *o, const struct pr_tp *tp)
+void rb_opts_init(struct rb_opts *o, const struct rb_tp *tp)
 {
 	memset(o, 0, sizeof(*o));
 	o->tp = tp;
@@ -395,7 +371,7 @@ void pr_opts_init(struct pr_opts *o, const struct pr_tp *tp)
 	o->data_pages = 1;
 }
 
-void pr_attr_from_opts(struct perf_event_attr *attr, const struct pr_opts *o)
+void rb_attr_from_opts(struct perf_event_attr *attr, const struct rb_opts *o)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -422,12 +398,12 @@ void pr_attr_from_opts(struct perf_event_attr *attr, const struct pr_opts *o)
 		attr->wakeup_events = 1;
 	}
 	if (o->backward)
-		pr_attr_set_backward(attr);
+		attr->write_backward = 1;
 }
 
-static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t len)
+static int open_errno_reason(const struct rb_opts *o, int err, char *why, size_t len)
 {
-	char probe[PR_WHY_LEN];
+	char probe[RB_WHY_LEN];
 
 	/*
 	 * The kernel's checks, in the order perf_event_open() makes them:
@@ -437,7 +413,7 @@ static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t
 	 * record in their own tasks, as the syscall tracepoints are.
 	 */
 	if (err == EACCES || err == EPERM) {
-		int para = pr_paranoid();
+		int para = rb_paranoid();
 
 		if (!o->tp)
 			why_set(why, len,
@@ -455,11 +431,11 @@ static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t
 			why_set(why, len,
 				"needs CAP_PERFMON or perf_event_paranoid<=1 to record tracepoint %s (perf_event_paranoid=%d)",
 				o->tp->name, para);
-		return PR_SKIP;
+		return RB_SKIP;
 	}
-	if (err == EINVAL && o->backward && pr_has_backward(probe, sizeof(probe)) == 0) {
-		why_set(why, len, PR_LACKS_BACKWARD);
-		return PR_SKIP;
+	if (err == EINVAL && o->backward && rb_has_backward(probe, sizeof(probe)) == 0) {
+		why_set(why, len, RB_LACKS_BACKWARD);
+		return RB_SKIP;
 	}
 	if (err == EMFILE || err == ENFILE) {
 		why_set(why, len, "perf_event_open: %s", strerror(err));
@@ -470,7 +446,7 @@ static int open_errno_reason(const struct pr_opts *o, int err, char *why, size_t
 	return -err;
 }
 
-int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
+int rb_ring_map(struct rb_ring *r, int fd, unsigned int data_pages,
 		bool writable, char *why, size_t len)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -486,7 +462,7 @@ int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
 		r->base = NULL;
 		if (err == EPERM) {
 			mlock_reason(why, len, data_pages);
-			return PR_SKIP;
+			return RB_SKIP;
 		}
 		why_set(why, len, "mmap of a %u-page %s perf buffer: %s", data_pages,
 			writable ? "writable" : "read-only", strerror(err));
@@ -503,7 +479,7 @@ int pr_ring_map(struct pr_ring *r, int fd, unsigned int data_pages,
 	return 0;
 }
 
-int pr_ring_open(struct pr_ring *r, const struct pr_opts *o,
+int rb_ring_open(struct rb_ring *r, const struct rb_opts *o,
 		 char *why, size_t len)
 {
 	struct perf_event_attr attr;
@@ -511,19 +487,19 @@ int pr_ring_open(struct pr_ring *r, const struct pr_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	pr_attr_from_opts(&attr, o);
+	rb_attr_from_opts(&attr, o);
 	r->sample_type = attr.sample_type;
 	r->backward = o->backward;
 	r->writable = o->writable;
 	r->seq_off = o->tp ? o->tp->seq_off : 0;
 
-	fd = pr_perf_open(&attr, o->pid, o->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = rb_perf_open(&attr, o->pid, o->cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return open_errno_reason(o, errno, why, len);
 	r->fd = fd;
 	if (!o->data_pages)
 		return 0;
-	ret = pr_ring_map(r, fd, o->data_pages, o->writable, why, len);
+	ret = rb_ring_map(r, fd, o->data_pages, o->writable, why, len);
 	if (ret) {
 		close(fd);
 		r->fd = -1;
@@ -531,7 +507,7 @@ int pr_ring_open(struct pr_ring *r, const struct pr_opts *o,
 	return ret;
 }
 
-void pr_ring_close(struct pr_ring *r)
+void rb_ring_close(struct rb_ring *r)
 {
 	if (r->base)
 		munmap(r->base, r->map_len);
@@ -541,36 +517,25 @@ void pr_ring_close(struct pr_ring *r)
 	r->fd = -1;
 }
 
-__u64 pr_ring_head(const struct pr_ring *r)
+__u64 rb_ring_head(const struct rb_ring *r)
 {
 	/* Pairs with the kernel's store of data_head after the data. */
 	return __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
 }
 
-int pr_kernel_long_bits(void)
-{
-	struct utsname u;
-
-	/* A 64-bit process runs on a 64-bit kernel only. */
-	if (sizeof(long) == 8 || uname(&u))
-		return sizeof(long) * 8;
-	/* x86_64, aarch64, ppc64, s390x, riscv64...: a 64-bit kernel */
-	return strstr(u.machine, "64") || !strcmp(u.machine, "s390x") ? 64 : 32;
-}
-
-__u64 pr_ring_tail(const struct pr_ring *r)
+__u64 rb_ring_tail(const struct rb_ring *r)
 {
 	return __atomic_load_n(&r->pg->data_tail, __ATOMIC_RELAXED);
 }
 
-void pr_ring_set_tail(struct pr_ring *r, __u64 tail)
+void rb_ring_set_tail(struct rb_ring *r, __u64 tail)
 {
 	/* All reads of the data happen before the kernel may reuse it. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void pr_ring_copy(const struct pr_ring *r, __u64 pos, void *dst, size_t len)
+void rb_ring_copy(const struct rb_ring *r, __u64 pos, void *dst, size_t len)
 {
 	__u64 off = pos & (r->size - 1);
 	size_t first = len;
@@ -582,22 +547,22 @@ void pr_ring_copy(const struct pr_ring *r, __u64 pos, void *dst, size_t len)
 		memcpy((char *)dst + first, r->data, len - first);
 }
 
-int pr_enable(int fd)
+int rb_enable(int fd)
 {
 	return ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ? -errno : 0;
 }
 
-int pr_disable(int fd)
+int rb_disable(int fd)
 {
 	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -errno : 0;
 }
 
-int pr_pause(int fd, bool pause)
+int rb_pause(int fd, bool pause)
 {
 	return ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0) ? -errno : 0;
 }
 
-int pr_read_count(int fd, __u64 *count, __u64 *lost)
+int rb_read_count(int fd, __u64 *count, __u64 *lost)
 {
 	__u64 v[2];
 
@@ -612,11 +577,11 @@ int pr_read_count(int fd, __u64 *count, __u64 *lost)
 
 /* ---- records ---- */
 
-#define PR_KNOWN_SAMPLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+#define RB_KNOWN_SAMPLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 
-unsigned int pr_sample_size(__u64 st, unsigned int raw_bytes)
+unsigned int rb_sample_size(__u64 st, unsigned int raw_bytes)
 {
 	unsigned int n = sizeof(struct perf_event_header);
 
@@ -632,22 +597,22 @@ unsigned int pr_sample_size(__u64 st, unsigned int raw_bytes)
 	return n;
 }
 
-unsigned int pr_close_sample_size(const struct pr_ring *r)
+unsigned int rb_close_sample_size(const struct rb_ring *r)
 {
 	/* sys_enter_close: the sequence field is the last one in the entry. */
-	return pr_sample_size(r->sample_type, r->seq_off + 8);
+	return rb_sample_size(r->sample_type, r->seq_off + 8);
 }
 
-static __u64 get_u64(const struct pr_ring *r, __u64 pos)
+static __u64 get_u64(const struct rb_ring *r, __u64 pos)
 {
 	__u64 v;
 
-	pr_ring_copy(r, pos, &v, sizeof(v));
+	rb_ring_copy(r, pos, &v, sizeof(v));
 	return v;
 }
 
-int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
-	     struct pr_rec *rec, char *why, size_t len)
+int rb_parse(const struct rb_ring *r, __u64 pos, __u64 end,
+	     struct rb_rec *rec, char *why, size_t len)
 {
 	struct perf_event_header h;
 	__u64 p, st = r->sample_type;
@@ -659,7 +624,7 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 			(unsigned long long)pos, (unsigned long long)end);
 		return -EBADMSG;
 	}
-	pr_ring_copy(r, pos, &h, sizeof(h));
+	rb_ring_copy(r, pos, &h, sizeof(h));
 	rec->type = h.type;
 	rec->misc = h.misc;
 	rec->size = h.size;
@@ -692,7 +657,7 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	}
 	if (h.type != PERF_RECORD_SAMPLE)
 		return 0;
-	if (st & ~PR_KNOWN_SAMPLE) {
+	if (st & ~RB_KNOWN_SAMPLE) {
 		why_set(why, len, "sample_type %#llx not understood by the walker",
 			(unsigned long long)st);
 		return -EBADMSG;
@@ -706,7 +671,7 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	if (st & PERF_SAMPLE_TID) {
 		__u32 pt[2];
 
-		pr_ring_copy(r, p, pt, sizeof(pt));
+		rb_ring_copy(r, p, pt, sizeof(pt));
 		rec->pid = pt[0];
 		rec->tid = pt[1];
 		p += 8;
@@ -722,7 +687,7 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	if (st & PERF_SAMPLE_CPU) {
 		__u32 c[2];
 
-		pr_ring_copy(r, p, c, sizeof(c));
+		rb_ring_copy(r, p, c, sizeof(c));
 		rec->cpu = c[0];
 		p += 8;
 	}
@@ -732,8 +697,8 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 		__u32 raw;
 		__u64 fd = 0;
 
-		pr_ring_copy(r, p, &raw, sizeof(raw));
-		if (pr_sample_size(st, raw) != h.size) {
+		rb_ring_copy(r, p, &raw, sizeof(raw));
+		if (rb_sample_size(st, raw) != h.size) {
 			why_set(why, len,
 				"sample at %#llx: size %u does not match sample_type %#llx with %u raw bytes",
 				(unsigned long long)pos, h.size,
@@ -741,9 +706,9 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 			return -EBADMSG;
 		}
 		if (r->seq_off + 8 <= raw) {
-			pr_ring_copy(r, p + 4 + r->seq_off, &fd, sizeof(fd));
-			if (fd >= PR_SEQ_BASE && fd < PR_SEQ_BASE + PR_SEQ_SPAN) {
-				rec->seq = fd - PR_SEQ_BASE;
+			rb_ring_copy(r, p + 4 + r->seq_off, &fd, sizeof(fd));
+			if (fd >= RB_SEQ_BASE && fd < RB_SEQ_BASE + RB_SEQ_SPAN) {
+				rec->seq = fd - RB_SEQ_BASE;
 				rec->has_seq = true;
 			}
 		}
@@ -756,31 +721,31 @@ int pr_parse(const struct pr_ring *r, __u64 pos, __u64 end,
 	return 0;
 }
 
-int pr_parse_newest(const struct pr_ring *r, __u64 head, bool backward,
-		    __u32 rec_size, struct pr_rec *rec, char *why, size_t len)
+int rb_parse_newest(const struct rb_ring *r, __u64 head, bool backward,
+		    __u32 rec_size, struct rb_rec *rec, char *why, size_t len)
 {
 	/* backward: data_head is the start of the newest record; forward, its end */
 	__u64 newest = backward ? head : head - rec_size;
 
-	return pr_parse(r, newest, newest + rec_size, rec, why, len);
+	return rb_parse(r, newest, newest + rec_size, rec, why, len);
 }
 
 /* Parse the record at pos, bounded by end, and hand it to fn. */
-static int pr_visit(const struct pr_ring *r, __u64 pos, __u64 end,
-		    struct pr_rec *rec, pr_rec_fn fn, void *ctx,
+static int rb_visit(const struct rb_ring *r, __u64 pos, __u64 end,
+		    struct rb_rec *rec, rb_rec_fn fn, void *ctx,
 		    char *why, size_t len)
 {
-	int ret = pr_parse(r, pos, end, rec, why, len);
+	int ret = rb_parse(r, pos, end, rec, why, len);
 
 	if (ret || !fn)
 		return ret;
 	return fn(rec, ctx);
 }
 
-long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
-		     pr_rec_fn fn, void *ctx, char *why, size_t len)
+long rb_walk_forward(const struct rb_ring *r, __u64 from, __u64 to,
+		     rb_rec_fn fn, void *ctx, char *why, size_t len)
 {
-	struct pr_rec rec;
+	struct rb_rec rec;
 	long n = 0;
 	int ret;
 
@@ -790,7 +755,7 @@ long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
 		return -EBADMSG;
 	}
 	while (from != to) {
-		ret = pr_visit(r, from, to, &rec, fn, ctx, why, len);
+		ret = rb_visit(r, from, to, &rec, fn, ctx, why, len);
 		if (ret)
 			return ret;
 		from += rec.size;
@@ -799,22 +764,22 @@ long pr_walk_forward(const struct pr_ring *r, __u64 from, __u64 to,
 	return n;
 }
 
-long pr_walk_backward(const struct pr_ring *r, __u64 head,
-		      pr_rec_fn fn, void *ctx, char *why, size_t len)
+long rb_walk_backward(const struct rb_ring *r, __u64 head,
+		      rb_rec_fn fn, void *ctx, char *why, size_t len)
 {
 	__u64 end = head + r->size, pos = head;
 	struct perf_event_header h;
-	struct pr_rec rec;
+	struct rb_rec rec;
 	long n = 0;
 	int ret;
 
 	while (end - pos >= sizeof(h)) {
-		pr_ring_copy(r, pos, &h, sizeof(h));
+		rb_ring_copy(r, pos, &h, sizeof(h));
 		if (h.size == 0)
 			break;			/* never written */
 		if (h.size > end - pos)
 			break;			/* tail overwritten by newer data */
-		ret = pr_visit(r, pos, end, &rec, fn, ctx, why, len);
+		ret = rb_visit(r, pos, end, &rec, fn, ctx, why, len);
 		if (ret)
 			return ret;
 		pos += rec.size;
@@ -823,9 +788,9 @@ long pr_walk_backward(const struct pr_ring *r, __u64 head,
 	return n;
 }
 
-int pr_recs_push(const struct pr_rec *rec, void *ctx)
+int rb_recs_push(const struct rb_rec *rec, void *ctx)
 {
-	struct pr_recs *rs = ctx;
+	struct rb_recs *rs = ctx;
 
 	if (rs->n >= rs->max)
 		return -ENOSPC;
@@ -835,15 +800,15 @@ int pr_recs_push(const struct pr_rec *rec, void *ctx)
 
 /* ---- workload ---- */
 
-void pr_close_range(unsigned long first, unsigned long count)
+void rb_close_range(unsigned long first, unsigned long count)
 {
 	unsigned long i;
 
 	for (i = 0; i < count; i++)
-		pr_close_seq(first + i);
+		rb_close_seq(first + i);
 }
 
-int pr_pin_cpu(int cpu)
+int rb_pin_cpu(int cpu)
 {
 	cpu_set_t set;
 
@@ -852,7 +817,7 @@ int pr_pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
-int pr_cpus(int *cpus, int max)
+int rb_cpus(int *cpus, int max)
 {
 	cpu_set_t set;
 	int i, n = 0;
@@ -865,7 +830,7 @@ int pr_cpus(int *cpus, int max)
 	return n;
 }
 
-double pr_now(void)
+double rb_now(void)
 {
 	struct timespec ts;
 
