@@ -371,6 +371,22 @@ undo:
 	return err;
 }
 
+int out_rename(struct out_file *f, const char *path)
+{
+	struct stat a, b;
+
+	if (f->pipe || f->partial || !f->on)
+		return -EINVAL;
+	if (fstat(f->fd, &a) || lstat(f->path, &b))
+		return -errno;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -ESTALE;		/* replaced meanwhile: not ours to move */
+	if (renameat2(AT_FDCWD, f->path, AT_FDCWD, path, RENAME_NOREPLACE))
+		return -errno;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	return 0;
+}
+
 /*
  * A chunk that goes to a file on tmpfs is memory of the cgroup's: under a
  * limit, it must fit before it is written.

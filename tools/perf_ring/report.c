@@ -257,10 +257,14 @@ static void print_summary(struct rep *r, const char *path)
 		       (unsigned long long)r->all.nr[t], 100.0 * r->all.nr[t] / r->all.total);
 	}
 	for (int e = 0; e < r->f.nr_evs; e++) {
+		u64 lost = r->per_ev[r->f.nr_evs + e];
+
 		if (!r->per_ev[e])
 			continue;	/* as perf report --stats (--skip-empty) */
 		printf("%s stats:\n", r->f.evs[e].name);
 		printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)r->per_ev[e]);
+		if (lost)
+			printf("%16s events: %10llu\n", "LOST_SAMPLES", (unsigned long long)lost);
 	}
 }
 
@@ -374,7 +378,7 @@ static int rep_open(struct rep *r, const char *path, bool salvage)
 		idmap_build(&r->idmap, ids, nids, r->f.nr_evs,
 			    r->f.nr_evs ? r->f.evs[0].attr.sample_type : 0);
 	}
-	r->per_ev = calloc(r->f.nr_evs + 1, sizeof(u64));
+	r->per_ev = calloc(2 * r->f.nr_evs + 1, sizeof(u64));
 	return r->per_ev ? 0 : -ENOMEM;
 }
 
