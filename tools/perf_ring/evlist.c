@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+#include "bidleak.h"
 #include "events.h"
 #include "evlist.h"
 #include "fail.h"
@@ -279,6 +280,17 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
 	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
+	/*
+	 * build-ids in MMAP2 only where asking for them does not flag other
+	 * events' records too (bidleak.h); PERF_RING_BIDLEAK=0|1 (tests)
+	 * overrides the probe.
+	 */
+	if (!o->no_buildid) {
+		const char *force = getenv("PERF_RING_BIDLEAK");
+
+		el->bid_leak = force && (*force == '0' || *force == '1') ? *force - '0' :
+			       bidleak_probe();
+	}
 	el->track_own = o->overwrite || evlist_wants_tracking(o);
 	el->track_ev = el->track_own ? el->nev - 1 : 0;
 	synth_set_data_maps(o->callgraph == CALLGRAPH_DWARF);
@@ -353,7 +365,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			 * it where the kernel refuses it, and the ELF notes are
 			 * read instead, output.c)
 			 */
-			a->build_id = !o->no_buildid;
+			a->build_id = !o->no_buildid && !el->bid_leak;
 			/* BPF programs loaded and unloaded: names for JIT code */
 			a->ksymbol = 1;
 			a->bpf_event = 1;

@@ -74,6 +74,7 @@ struct evlist {
 	u64 sample_type;	/* shared by every event, RAW aside */
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
 	bool bpf_events;	/* the tracking event has attr.ksymbol and bpf_event */
+	int bid_leak;		/* bidleak_probe()'s answer; 0: attr.build_id asked for */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 	u32 max_rec;		/* the largest record the recorded events write */

@@ -99,6 +99,25 @@ static void ctl_status(void *ctx, struct ctl_status *st)
 	st->ow_estimated = s->ow_estimated;
 }
 
+/* -v: where the build-ids come from, and why */
+static void buildid_method(const struct evlist *el)
+{
+	const char *why = el->bid_leak > 0 ?
+		"this kernel flags other events' MMAP2 records as carrying build-ids while one "
+		"event asks for them, which breaks perf record run beside" :
+		el->bid_leak == -EOPNOTSUPP ? "the kernel has no attr.build_id (before 5.12)" :
+		el->bid_leak < 0 ? "the MMAP2 build-id probe could not tell" : NULL;
+
+	if (!why && el->evs[el->track_ev].attr.build_id)
+		fprintf(stderr, "perf-ring record: build-ids: from the kernel's MMAP2 records "
+			"(attr.build_id: the kernel flags only the records of the events that ask)\n");
+	else
+		fprintf(stderr, "perf-ring record: build-ids: from the ELF notes: %s%s%s\n",
+			why ? why : "the kernel refused attr.build_id",
+			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? ": " : "",
+			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? strerror(-el->bid_leak) : "");
+}
+
 static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			   struct pbuf *synth)
 {
@@ -442,6 +461,8 @@ int cmd_record(int argc, char **argv)
 		err = evlist_open(&el, &o);
 	if (err)
 		goto out_early;
+	if (o.verbose && !o.no_buildid)
+		buildid_method(&el);
 	hp.per_cpu = el.per_cpu;
 	err = triggers_watch(&trig, el.trig_rings, el.ntrig_rings);
 	if (err)
