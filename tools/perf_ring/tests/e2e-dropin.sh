@@ -158,19 +158,20 @@ rm -f cp.data* cr.data*
 
 # a process that runs 3 s and is never reaped by its parent
 orphan 3
-p=$(run -t 10 -- perf record -q -B -e cpu-clock -o pp.data -p "$z")
+p=$(python3 run.py -t 10 -- perf record -q -B -e cpu-clock -o pp.data -p "$z" 2>pp.err)
 kill $orphan_parent 2>/dev/null
 orphan 3
 t0=$(date +%s%N)
-m=$(run -t 10 -- "$PR" record -q -e cpu-clock -o pr.data -p "$z")
+m=$(python3 run.py -t 10 -- "$PR" record -q -e cpu-clock -o pr.data -p "$z" 2>pr.err)
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 kill $orphan_parent 2>/dev/null
 if [ "$m" = "$p" ] && perf report --stats -i pr.data >/dev/null 2>&1; then
 	ok "-p PID that exits (and is not reaped): ends by itself after $ms ms, $m, as perf; the file reads"
 else
-	nok "-p PID that exits (and is not reaped): ends by itself" "perf-ring: $m after $ms ms; perf: $p"
+	nok "-p PID that exits (and is not reaped): ends by itself" "perf-ring: $m after $ms ms: $(tail -2 pr.err)" \
+		"perf: $p: $(tail -2 pp.err)"
 fi
-rm -f pp.data* pr.data*
+rm -f pp.data* pr.data* pp.err pr.err
 
 # a zombie already: perf refuses (No such process), and so does perf-ring
 orphan 0
