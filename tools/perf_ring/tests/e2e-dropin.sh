@@ -292,7 +292,7 @@ if "$PR" record -v -o nb-probe.data -- true 2>&1 | grep -q 'this kernel flags ot
 			"$(perf report -i nb-mine.data --stdio --comm cg-tree --sort sym 2>&1 | grep -v '^#' | grep . | head -3)"
 	fi
 else
-	skip "beside a recorder that asks for build-ids" "this kernel does not leak the MMAP2 build-id flag"
+	skip "beside a recorder that asks for build-ids" "perf-ring -v names no MMAP2 build-id flag leak (the kernel does not leak, or this perf-ring has no probe)"
 fi
 rm -f nb-*.data* nb-*.err
 
