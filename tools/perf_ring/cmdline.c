@@ -1407,7 +1407,6 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	int first, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->output = "perf.data";
 	o->aio = 4;
 	o->reader_slice_us = READER_SLICE_US;
 	o->realtime = -1;	/* SCHED_FIFO 1 when permitted (prio.c) */
@@ -1421,6 +1420,12 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		return ret;
 	if (first < argc)
 		o->workload = &argv[first];
+	/* no -o: perf's pipe format when standard output is a pipe or fifo, as perf */
+	if (!o->output) {
+		struct stat st;
+
+		o->output = !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode) ? "-" : "perf.data";
+	}
 	ret = finish_targets(&s);
 	if (!ret)
 		ret = finish_events(&s);

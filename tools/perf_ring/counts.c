@@ -232,8 +232,25 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		}
 		if (h.type == PERF_RECORD_LOST && h.size >= 24)
 			c->lost += rd64(rec + 16);
-		else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16)
+		else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
 			c->lost_samples += rd64(rec + 8);
+			if (per_ev) {
+				/*
+				 * the id in the sample_id trailer: IDENTIFIER last,
+				 * else ID before STREAM_ID and CPU
+				 */
+				size_t off = h.size - 8 * ((st & PERF_SAMPLE_IDENTIFIER) ? 1 :
+							  !!(st & PERF_SAMPLE_CPU) +
+							  !!(st & PERF_SAMPLE_STREAM_ID) + 1);
+				int e = m->nr_events == 1 ? 0 : -1;
+
+				if ((st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) && off >= 16 &&
+				    off + 8 <= h.size)
+					e = idmap_find(m, rd64(rec + off));
+				if (e >= 0)
+					per_ev[m->nr_events + e] += rd64(rec + 8);
+			}
+		}
 		else if ((h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_MMAP) && c->on_map)
 			c->on_map(c->map_ctx, rec);
 		/* perf orders every record by time */

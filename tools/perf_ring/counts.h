@@ -34,7 +34,11 @@ int idmap_build(struct idmap *m, const u64 *const *ids, const int *nr_ids,
 void idmap_free(struct idmap *m);
 int idmap_find(const struct idmap *m, u64 id);
 
-/* Walk whole records in buf; per_ev (nr_events entries) counts samples. */
+/*
+ * Walk whole records in buf; per_ev (2 * nr_events entries) counts
+ * samples per event, then the LOST_SAMPLES records' lost per event (as
+ * perf report --stats shows them).
+ */
 int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *buf, size_t len);
 

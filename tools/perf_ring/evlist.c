@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 
+#include "bidleak.h"
 #include "events.h"
 #include "evlist.h"
 #include "fail.h"
@@ -279,6 +280,19 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
 	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
+	/*
+	 * build-ids in MMAP2 only where asking for them does not flag other
+	 * events' records too (bidleak.h); PERF_RING_BIDLEAK=0|1 (tests)
+	 * overrides the probe.
+	 */
+	if (!o->no_buildid) {
+		const char *force = getenv("PERF_RING_BIDLEAK");
+
+		el->bid_leak = force && (*force == '0' || *force == '1') ? *force - '0' :
+			       bidleak_probe();
+	}
+	el->track_own = o->overwrite || evlist_wants_tracking(o);
+	el->track_ev = el->track_own ? el->nev - 1 : 0;
 	synth_set_data_maps(o->callgraph == CALLGRAPH_DWARF);
 	el->trig_first = o->switch_ev_first;
 	el->trig_nr = o->switch_ev_nr;
@@ -306,7 +320,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		 */
 		if (o->wl_target) {
 			a->inherit = 1;
-			a->enable_on_exec = !o->delay_ms;
+			a->enable_on_exec = !o->delay_ms || (el->track_own && i == el->track_ev);
 		} else if (o->npids) {
 			a->inherit = 1;
 		}
@@ -339,8 +353,8 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		}
 		/* period= and freq= terms win over -c/-F, as in perf */
 		events_finish_attr(&el->evs[i], o->period || o->freq);
-		/* the tracking event: the side-band one, else the first */
-		if (el->sb_ev >= 0 ? sb : i == 0) {
+		/* the tracking event: the side-band one or a dummy, else the first */
+		if (i == el->track_ev) {
 			a->mmap = 1;
 			a->mmap2 = 1;
 			a->comm = 1;
@@ -351,7 +365,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 			 * it where the kernel refuses it, and the ELF notes are
 			 * read instead, output.c)
 			 */
-			a->build_id = !o->no_buildid;
+			a->build_id = !o->no_buildid && !el->bid_leak;
 			/* BPF programs loaded and unloaded: names for JIT code */
 			a->ksymbol = 1;
 			a->bpf_event = 1;
@@ -504,6 +518,7 @@ static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int
 }
 
 static int build_idmap(struct evlist *el);
+static bool is_track(const struct evlist *el, const struct efd *f);
 
 u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l)
 {
@@ -787,16 +802,66 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 	err = build_idmap(el);
 	if (err)
 		return err;
-	/* the new events start now, as the rest run */
+	/* the new events start now if the rest run, the tracking one always */
 	for (n = el->nfds - fds; n < el->nfds; n++)
-		ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (el->enabled || is_track(el, &el->fds[n]))
+			ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
 	return fds;
+}
+
+bool evlist_wants_tracking(const struct record_opts *o)
+{
+	return o->delay_ms || o->control;
+}
+
+static bool is_track(const struct evlist *el, const struct efd *f)
+{
+	return el->track_own && f->ev == el->track_ev;
 }
 
 void evlist_enable(struct evlist *el, bool on)
 {
 	for (int i = 0; i < el->nfds; i++)
-		ioctl(el->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (!is_track(el, &el->fds[i]))
+			ioctl(el->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	el->enabled = on;
+}
+
+void evlist_track(struct evlist *el)
+{
+	for (int i = 0; i < el->nfds; i++)
+		if (is_track(el, &el->fds[i]))
+			ioctl(el->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+void evlist_stop(struct evlist *el)
+{
+	evlist_enable(el, false);
+	for (int i = 0; i < el->nfds; i++)
+		if (is_track(el, &el->fds[i]))
+			ioctl(el->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+bool evlist_tasks_gone(const struct evlist *el)
+{
+	struct pollfd *p;
+	bool gone = true;
+	int n;
+
+	if (el->per_cpu || !el->nfds)
+		return false;
+	p = calloc(el->nfds, sizeof(*p));
+	if (!p)
+		return false;
+	for (int i = 0; i < el->nfds; i++)
+		p[i] = (struct pollfd){ .fd = el->fds[i].fd };
+	/* POLLHUP is reported whatever events asks for */
+	n = poll(p, el->nfds, 0);
+	for (int i = 0; n > 0 && i < el->nfds; i++)
+		if (!(p[i].revents & POLLHUP))
+			gone = false;
+	free(p);
+	return n > 0 && gone;
 }
 
 int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first)

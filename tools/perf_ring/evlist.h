@@ -50,6 +50,17 @@ struct evlist {
 	 * their own, so that overwriting never takes them (sideband.h).
 	 */
 	int sb_ev;		/* its index in evs, -1: none */
+	/*
+	 * The tracking event: the one that asks for COMM, MMAP2, FORK, EXIT
+	 * (the side-band event, or a dummy added for -D and --control, else
+	 * the first).  A dummy or side-band one is on from the start (the
+	 * command's exec for a command) to the end, whatever -D, "enable"
+	 * and "disable" do to the others: samples taken later need what
+	 * happened before.
+	 */
+	int track_ev;
+	bool track_own;		/* it is a dummy of its own, not a recorded event */
+	bool enabled;		/* the recorded events are on (evlist_enable()) */
 	struct ring *sb_rings;	/* one per CPU */
 	int nsb_rings;
 	/*
@@ -63,6 +74,7 @@ struct evlist {
 	u64 sample_type;	/* shared by every event, RAW aside */
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
 	bool bpf_events;	/* the tracking event has attr.ksymbol and bpf_event */
+	int bid_leak;		/* bidleak_probe()'s answer; 0: attr.build_id asked for */
 	u32 id_hdr;		/* bytes of sample_id on non-sample records */
 	struct idmap idmap;
 	u32 max_rec;		/* the largest record the recorded events write */
@@ -72,6 +84,12 @@ struct evlist {
 #define SB_RING_BYTES (64u << 10)
 #define TRIG_RING_BYTES (16u << 10)
 
+/*
+ * A tracking dummy of its own for streaming: -D and --control turn the
+ * recorded events off for a while, and what happens meanwhile (an exec,
+ * an mmap) must still be recorded, as perf record's tracking dummy does.
+ */
+bool evlist_wants_tracking(const struct record_opts *o);
 /*
  * Attributes for the options: sampling, read format, buffer direction.
  * With --overwrite the last event must be a dummy: it becomes the
@@ -95,7 +113,21 @@ u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
  * buffer is too small for it).
  */
 int evlist_open(struct evlist *el, const struct record_opts *o);
+/*
+ * Enable or disable the recorded events; a tracking event of its own
+ * (track_own) is left as it is.
+ */
 void evlist_enable(struct evlist *el, bool on);
+/* The tracking event of its own on: once, at the start, for -a, -C, -p, -t. */
+void evlist_track(struct evlist *el);
+/* At the end: every event off, the tracking one last. */
+void evlist_stop(struct evlist *el);
+/*
+ * -p, -t: every task recorded has exited (each recorded fd reports
+ * POLLHUP, as perf record sees it), also when they are zombies that
+ * nobody reaps.
+ */
+bool evlist_tasks_gone(const struct evlist *el);
 /*
  * -a/-C: a CPU came back online, and the kernel does not restart the
  * events it took down.  Open them again on that CPU, into its buffers

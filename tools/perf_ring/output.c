@@ -126,11 +126,27 @@ static int open_output(struct out_file *f, const char *path, char *used, size_t 
 	return fd;
 }
 
+/*
+ * An MMAP2 record flagged as carrying a build-id although perf-ring did
+ * not ask for build-ids: a kernel that leaks the flag (bidleak.h) set it
+ * because another recorder on the host asks for them.  Its body holds
+ * the device and inode, so the flag goes, or perf would read them as a
+ * build-id (perf 6.1 aborts).  Every buffer walked here is perf-ring's
+ * own copy: a chunk, the side-band store, the synthesized records.
+ */
 static void out_on_map(void *ctx, const char *rec)
 {
 	struct out_file *f = ctx;
+	struct perf_event_header h;
 
-	bidset_scan_map(&f->bids, rec);
+	memcpy(&h, rec, sizeof(h));
+	if (h.type == PERF_RECORD_MMAP2 && (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+	    !f->el->evs[f->el->track_ev].attr.build_id) {
+		h.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
+		memcpy((char *)rec, &h, sizeof(h));
+	}
+	if (!f->o->no_buildid)
+		bidset_scan_map(&f->bids, rec);
 }
 
 /*
@@ -306,10 +322,8 @@ int out_open(struct out_file *f, const char *path)
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
 	bidset_free(&f->bids);
-	if (!f->o->no_buildid) {
-		f->cnt.on_map = out_on_map;
-		f->cnt.map_ctx = f;
-	}
+	f->cnt.on_map = out_on_map;
+	f->cnt.map_ctx = f;
 	if (f->pipe) {
 		err = out_open_pipe(f, &wo);
 		if (err)
@@ -369,6 +383,22 @@ undo:
 		unlink(f->partial ? tmp : f->path);
 	}
 	return err;
+}
+
+int out_rename(struct out_file *f, const char *path)
+{
+	struct stat a, b;
+
+	if (f->pipe || f->partial || !f->on)
+		return -EINVAL;
+	if (fstat(f->fd, &a) || lstat(f->path, &b))
+		return -errno;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -ESTALE;		/* replaced meanwhile: not ours to move */
+	if (renameat2(AT_FDCWD, f->path, AT_FDCWD, path, RENAME_NOREPLACE))
+		return -errno;
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	return 0;
 }
 
 /*

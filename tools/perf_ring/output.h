@@ -85,6 +85,11 @@ void out_name_stamped(const char *base, char *buf, size_t len);
 int out_check(const char *path);
 int out_open(struct out_file *f, const char *path);
 /*
+ * The open file takes the name path (which must not exist), if its
+ * current name still names it.  0 or -errno; the file keeps its name then.
+ */
+int out_rename(struct out_file *f, const char *path);
+/*
  * Room in the current chunk, at least want bytes of it, else a new chunk;
  * *room is what it has.  NULL once the writer failed.
  */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -98,6 +99,25 @@ static void ctl_status(void *ctx, struct ctl_status *st)
 	st->ow_estimated = s->ow_estimated;
 }
 
+/* -v: where the build-ids come from, and why */
+static void buildid_method(const struct evlist *el)
+{
+	const char *why = el->bid_leak > 0 ?
+		"this kernel flags other events' MMAP2 records as carrying build-ids while one "
+		"event asks for them, which breaks perf record run beside" :
+		el->bid_leak == -EOPNOTSUPP ? "the kernel has no attr.build_id (before 5.12)" :
+		el->bid_leak < 0 ? "the MMAP2 build-id probe could not tell" : NULL;
+
+	if (!why && el->evs[el->track_ev].attr.build_id)
+		fprintf(stderr, "perf-ring record: build-ids: from the kernel's MMAP2 records "
+			"(attr.build_id: the kernel flags only the records of the events that ask)\n");
+	else
+		fprintf(stderr, "perf-ring record: build-ids: from the ELF notes: %s%s%s\n",
+			why ? why : "the kernel refused attr.build_id",
+			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? ": " : "",
+			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? strerror(-el->bid_leak) : "");
+}
+
 static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			   struct pbuf *synth)
 {
@@ -120,6 +140,22 @@ static bool targets_alive(const struct record_opts *o)
 		if (kill(o->pids[i], 0) == 0 || errno != ESRCH)
 			return true;
 	return false;
+}
+
+/*
+ * -p, -t: done when they are gone, or have all exited and are zombies
+ * that their parent has not reaped (kill() still finds those): then every
+ * recorded fd reports POLLHUP, which is what perf record waits for.
+ * Looked at every 50 ms at most.
+ */
+static bool targets_gone(const struct record_opts *o, const struct evlist *el, u64 *last)
+{
+	if (!targets_alive(o))
+		return true;
+	if (now_ns() - *last < 50000000)
+		return false;
+	*last = now_ns();
+	return evlist_tasks_gone(el);
 }
 
 /* Serve one request; a switch goes to the sink. */
@@ -203,7 +239,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 {
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
-	u64 mem_ns = 0;
+	u64 mem_ns = 0, gone_ns = 0;
 	int err = 0, ntfd;
 	bool limit = false;	/* --max-size reached */
 
@@ -213,7 +249,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 			break;
 		if (triggers_child_exited() && workload_reap(wl))
 			break;
-		if (!o->workload && o->npids && !targets_alive(o))
+		if (!o->workload && o->npids && targets_gone(o, el, &gone_ns))
 			break;		/* every -p process (-t thread) has exited */
 		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd) - 1);
 		if (hp->uevent_fd >= 0)
@@ -252,7 +288,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 			triggers_done(trig, &r, err < 0 && r.kind == REQ_SWITCH ? err : 0, NULL);
 	}
 	/* stop: no new records; the sink reads what is left */
-	evlist_enable(el, false);
+	evlist_stop(el);
 	hotplug_check(hp, el->rings, el->nrings, true);
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
@@ -342,6 +378,26 @@ static void inject_faults(enum faults_at at)
 			strerror(-err));
 }
 
+/*
+ * Die by sig, as perf record does at its exit (record__sig_exit()), with
+ * no core file for the signals that would write one: the command's crash
+ * is the command's, not perf-ring's.  128 + sig if it could not.
+ */
+static int exit_by_signal(int sig)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -353,7 +409,7 @@ int cmd_record(int argc, char **argv)
 	struct sink *s = NULL;
 	struct hotplug hp = { .uevent_fd = -1 };
 	const char *reader_prio;
-	int err, stop_sig, exit_code = 0;
+	int err, stop_sig, raise_sig = 0, exit_code = 0;
 	bool wl_failed = false;
 
 	err = record_parse(argc, argv, &o);
@@ -363,12 +419,13 @@ int cmd_record(int argc, char **argv)
 		return 0;
 	if (synth_parse_env())
 		return 1;
-	/* the flight recorder's side-band event (evlist.h) */
-	if (o.overwrite && o.events.nr == MAX_EVENTS) {
-		fprintf(stderr, "perf-ring record: --overwrite: at most %d events\n", MAX_EVENTS - 1);
+	/* the flight recorder's side-band event, or the tracking dummy (evlist.h) */
+	if ((o.overwrite || evlist_wants_tracking(&o)) && o.events.nr == MAX_EVENTS) {
+		fprintf(stderr, "perf-ring record: %s: at most %d events\n",
+			o.overwrite ? "--overwrite" : o.delay_ms ? "-D" : "--control", MAX_EVENTS - 1);
 		return 1;
 	}
-	if (o.overwrite) {
+	if (o.overwrite || evlist_wants_tracking(&o)) {
 		char msg[256];
 
 		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
@@ -404,6 +461,8 @@ int cmd_record(int argc, char **argv)
 		err = evlist_open(&el, &o);
 	if (err)
 		goto out_early;
+	if (o.verbose && !o.no_buildid)
+		buildid_method(&el);
 	hp.per_cpu = el.per_cpu;
 	err = triggers_watch(&trig, el.trig_rings, el.ntrig_rings);
 	if (err)
@@ -486,8 +545,11 @@ int cmd_record(int argc, char **argv)
 	 * those of -a, -C, -p and -t before it starts, so that a command
 	 * beside them is seen from its start.  -D holds them back.
 	 */
+	if (!o.wl_target)
+		evlist_track(&el);
 	if (!o.wl_target && !o.delay_ms)
 		evlist_enable(&el, true);
+	el.enabled = !o.delay_ms;	/* a command's: at its exec */
 	if (o.workload)
 		wl_failed = workload_go(&wl) != 0;
 	if (o.delay_ms > 0)
@@ -504,30 +566,40 @@ int cmd_record(int argc, char **argv)
 	hotplug_close(&hp);
 	triggers_close(&trig);
 
+	/*
+	 * The exit as perf record's: a command that could not start is
+	 * 255; else a signal is raised again as perf-ring exits, so that the
+	 * caller sees a death by it: the one that killed the command (after
+	 * a stop that is the SIGTERM sent to it), else the one that stopped
+	 * the recording.  Otherwise the command's exit code.
+	 */
 	stop_sig = triggers_stop_signal();
 	if (wl_failed) {
 		fprintf(stderr, "perf-ring record: workload failed to start: '%s': %s\n",
 			o.workload[0], strerror(wl.exec_errno ? wl.exec_errno : EIO));
-		exit_code = 127;
+		exit_code = 255;
 	} else if (fail_err()) {
 		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
 		exit_code = 2;
-	} else if (stop_sig && o.workload) {
-		fprintf(stderr, "perf-ring record: interrupted by %s; workload stopped, '%s' is complete up to here\n",
-			strsignal(stop_sig), o.overwrite ? "snapshot" : o.output);
-		exit_code = 128 + stop_sig;
-	} else if (o.workload) {
-		/* the command's status, as perf returns it */
-		exit_code = workload_exit_code(&wl);
-		if (exit_code && !o.quiet)
+	} else {
+		if (o.workload && WIFSIGNALED(wl.status))
+			raise_sig = WTERMSIG(wl.status);
+		else if (stop_sig)
+			raise_sig = stop_sig;
+		if (o.workload && WIFEXITED(wl.status))
+			exit_code = WEXITSTATUS(wl.status);
+		if (stop_sig && o.workload)
+			fprintf(stderr, "perf-ring record: interrupted by %s; workload stopped, '%s' is complete up to here\n",
+				strsignal(stop_sig), o.overwrite ? "snapshot" : o.output);
+		else if (o.workload && (exit_code || raise_sig) && !o.quiet)
 			fprintf(stderr, "perf-ring record: note: workload %s %d\n",
-				WIFSIGNALED(wl.status) ? "was killed by signal" : "exited with status",
-				WIFSIGNALED(wl.status) ? WTERMSIG(wl.status) : WEXITSTATUS(wl.status));
+				raise_sig ? "was killed by signal" : "exited with status",
+				raise_sig ? raise_sig : exit_code);
 	}
 	s->ops->free(s);
 	out_free(&out);
 	pbuf_free(&synth);
-	return exit_code;
+	return raise_sig ? exit_by_signal(raise_sig) : exit_code;
 
 out_early:
 	workload_kill(&wl);

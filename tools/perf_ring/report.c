@@ -286,10 +286,14 @@ static void print_summary(struct rep *r, const char *path)
 		       (unsigned long long)r->all.nr[t], 100.0 * r->all.nr[t] / r->all.total);
 	}
 	for (int e = 0; e < r->f.nr_evs; e++) {
+		u64 lost = r->per_ev[r->f.nr_evs + e];
+
 		if (!r->per_ev[e])
 			continue;	/* as perf report --stats (--skip-empty) */
 		printf("%s stats:\n", r->f.evs[e].name);
 		printf("%16s events: %10llu\n", "SAMPLE", (unsigned long long)r->per_ev[e]);
+		if (lost)
+			printf("%16s events: %10llu\n", "LOST_SAMPLES", (unsigned long long)lost);
 	}
 }
 
@@ -426,7 +430,7 @@ static int rep_open(struct rep *r, const char *path, bool salvage, bool force)
 			 strerror(-err));
 		return err;
 	}
-	r->per_ev = calloc(r->f.nr_evs + 1, sizeof(u64));
+	r->per_ev = calloc(2 * r->f.nr_evs + 1, sizeof(u64));
 	return r->per_ev ? 0 : -ENOMEM;
 }
 

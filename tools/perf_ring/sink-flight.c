@@ -333,7 +333,7 @@ static void flight_finish(struct sink *s, bool keep)
 
 	if (!keep)
 		return;
-	if (record_switching(s->o))
+	if (sink_stamped_from_start(s->o) || s->out->tot.nfiles)
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);

@@ -23,6 +23,9 @@ struct stream {
 	/* per ring, of what was read from it */
 	u64 *lost;			/* lost, as its LOST records said */
 	u64 *newest;			/* the newest record time, any type */
+	bool plain;			/* the file has OUTPUT's own name (--control) */
+	u64 *ls_prev;			/* per fd: its lost count in earlier files */
+	int nls_prev;
 };
 
 /*
@@ -194,6 +197,57 @@ static int emit_unreported_lost(struct stream *st)
 	return 0;
 }
 
+/*
+ * perf record's PERF_RECORD_LOST_SAMPLES (record__read_lost_samples()):
+ * per recorded fd, the records the kernel could not write (its
+ * PERF_FORMAT_LOST count), those since the previous file.  perf report
+ * sums them into "Total Lost Samples", and --stats per event.  Time 0, as
+ * perf writes them: delivered as they come, not sorted.
+ */
+static int emit_lost_samples(struct stream *st)
+{
+	const struct evlist *el = st->s.el;
+
+	if (!el->lost_fmt)
+		return 0;
+	if (st->nls_prev < el->nfds) {
+		u64 *p = realloc(st->ls_prev, el->nfds * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		memset(p + st->nls_prev, 0, (el->nfds - st->nls_prev) * sizeof(*p));
+		st->ls_prev = p;
+		st->nls_prev = el->nfds;
+	}
+	for (int i = 0; i < el->nfds; i++) {
+		const struct efd *f = &el->fds[i];
+		struct {
+			struct perf_event_header h;
+			u64 lost;
+			u64 sid[4];
+		} rec = { .h.type = PERF_RECORD_LOST_SAMPLES };
+		u64 v[2], *p = rec.sid;
+
+		if (!efd_recorded(f) || evlist_read_count(el, f->fd, v) || v[1] <= st->ls_prev[i])
+			continue;
+		rec.lost = v[1] - st->ls_prev[i];
+		st->ls_prev[i] = v[1];
+		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
+		if (el->sample_type & PERF_SAMPLE_TID)
+			*p++ = 0;
+		if (el->sample_type & PERF_SAMPLE_TIME)
+			*p++ = 0;
+		if (el->sample_type & PERF_SAMPLE_ID)
+			*p++ = f->id;
+		if (el->sample_type & PERF_SAMPLE_CPU)
+			*p++ = (u32)f->cpu;
+		rec.h.size = (char *)p - (char *)&rec;
+		if (out_emit(st->s.out, &rec, rec.h.size))
+			return -EIO;
+	}
+	return 0;
+}
+
 static int open_file(struct stream *st, const char *path)
 {
 	struct sink *s = &st->s;
@@ -208,10 +262,12 @@ static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (record_switching(s->o) && !out_is_pipe(s->o->output))
+	if (sink_stamped_from_start(s->o) && !out_is_pipe(s->o->output))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
+	((struct stream *)s)->plain = s->o->control && !out_is_pipe(s->o->output) &&
+				      !sink_stamped_from_start(s->o);
 	return open_file((struct stream *)s, path);
 }
 
@@ -295,6 +351,18 @@ static int stream_serve(struct sink *s, const struct req *r)
 	err = read_round(st, true);
 	if (err)
 		return read_err(s, err);
+	err = emit_lost_samples(st);
+	if (err)
+		return read_err(s, err);
+	/* the first switch of a --control run: OUTPUT becomes a stamped file too */
+	if (st->plain) {
+		out_name_stamped(s->o->output, path, sizeof(path));
+		err = out_rename(s->out, path);
+		if (err)
+			fprintf(stderr, "perf-ring record: warning: cannot rename '%s' to '%s': %s\n",
+				s->out->path, path, strerror(-err));
+		st->plain = false;
+	}
 	snprintf(s->done_path, sizeof(s->done_path), "%s", s->out->path);
 	err = out_close(s->out, 0, NULL);
 	if (err)
@@ -319,6 +387,8 @@ static void stream_finish(struct sink *s, bool keep)
 		err = read_round((struct stream *)s, true);
 	if (keep && !err && !sink_failed(s))
 		err = emit_unreported_lost((struct stream *)s);
+	if (keep && !err && !sink_failed(s))
+		err = emit_lost_samples((struct stream *)s);
 	if (err)
 		read_err(s, err);
 	out_close(s->out, 0, NULL);
@@ -333,6 +403,7 @@ static void stream_free(struct sink *s)
 	free(st->pfd);
 	free(st->lost);
 	free(st->newest);
+	free(st->ls_prev);
 	free(st);
 }
 

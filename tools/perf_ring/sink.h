@@ -63,6 +63,17 @@ struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
 struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth);
 
+/*
+ * Files are named by time (OUTPUT.YYYYmmddHHMMSSmmm) from the first one
+ * on.  With --control alone, only once a switch or snapshot is asked for:
+ * a run that only enables and disables writes OUTPUT, as perf does.
+ */
+static inline bool sink_stamped_from_start(const struct record_opts *o)
+{
+	return o->switch_signal || o->switch_size || o->switch_time_ms || o->switch_ev_nr ||
+	       o->timestamp_filename;
+}
+
 /* The output cannot take more: stop recording. */
 static inline bool sink_failed(struct sink *s)
 {

@@ -62,11 +62,22 @@ else
 			nok "build-ids: record $mode" "$(cat bid.err)"
 		fi
 	done
-	if perf evlist -v -i bid.data 2>&1 | grep -q 'build_id: 1'; then
-		ok "build-ids: the kernel is asked for them in MMAP2 (attr.build_id)"
-	else
-		skip "build-ids: attr.build_id" "the kernel refused it (before 5.12): the ELF notes were read"
-	fi
+	# attr.build_id only where the kernel does not flag other events'
+	# MMAP2 records too (bidleak.h); -v says which way was taken
+	HOME=$BH "$PR" record -v -o bidv.data -- true 2>bidv.err
+	how=$(sed -n 's/^perf-ring record: build-ids: //p' bidv.err)
+	asked=$(perf evlist -v -i bidv.data 2>&1 | grep -c 'build_id: 1')
+	case "$how:$asked" in
+	"from the kernel's MMAP2 records"*:1)
+		ok "build-ids: the kernel is asked for them in MMAP2 (attr.build_id), as -v says" ;;
+	"from the ELF notes: this kernel flags"*:0)
+		ok "build-ids: not asked of this kernel, which flags other events' MMAP2 records too; -v says so" ;;
+	"from the ELF notes"*:0)
+		skip "build-ids: attr.build_id" "$how" ;;
+	*)	nok "build-ids: -v says where they come from, and attr.build_id agrees" \
+			"-v: '$how'; events with build_id: 1: $asked" ;;
+	esac
+	rm -f bidv.data bidv.data.old
 	# the cache, as perf record fills it
 	link=$BH/.debug/.build-id/${BID:0:2}/${BID:2}
 	if [ "$(bid_of "$link/elf")" = "$BID" ] &&

@@ -41,7 +41,7 @@ static int test_prefix_collisions(void)
 	/* --timestamp is perf's -T, not a prefix of --timestamp-filename */
 	CHECK(!parse("--timestamp", "--", "true", NULL) && !o.timestamp_filename &&
 	      (o.sample_add & PERF_SAMPLE_TIME), "--timestamp");
-	CHECK(!parse("--timestamp-f", "--", "true", NULL) && o.timestamp_filename,
+	CHECK(!parse("--timestamp-f", "-o", "x.data", "--", "true", NULL) && o.timestamp_filename,
 	      "--timestamp-f abbreviates --timestamp-filename");
 	/* --timestam: timestamp-filename or timestamp-boundary, as perf */
 	CHECK(parse("--timestam", "--", "true", NULL) == -EINVAL, "--timestam is ambiguous");

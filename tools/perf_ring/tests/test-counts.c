@@ -32,7 +32,7 @@ static int test_walk(void)
 	size_t pos = 0;
 	struct idmap m;
 	struct pf_counts c;
-	u64 per[2] = { 0 };
+	u64 per[4] = { 0 };	/* samples, then LOST_SAMPLES' lost, per event */
 
 	CHECK(idmap_build(&m, ids, nids, 2, ST) == 0, "idmap");
 	/* 100 samples: id, ip, tid, time, cpu, period; ids 11,12,13,14,... */
@@ -54,9 +54,17 @@ static int test_walk(void)
 
 		pos = put(buf, pos, PERF_RECORD_LOST, l, 6);
 	}
+	/* LOST_SAMPLES: lost, then sample_id (tid, time, cpu, identifier): event b's */
+	{
+		u64 l[5] = { 5, 0, 0, 0, 14 };
+
+		pos = put(buf, pos, PERF_RECORD_LOST_SAMPLES, l, 5);
+	}
 	memset(&c, 0, sizeof(c));
 	CHECK(counts_walk(&c, per, &m, buf, pos) == 0, "walk");
-	CHECK(c.nr[PERF_RECORD_SAMPLE] == 102 && c.nr[PERF_RECORD_LOST] == 1 && c.total == 103,
+	CHECK(per[2] == 0 && per[3] == 5 && c.lost_samples == 5, "lost samples per event %llu %llu",
+	      (unsigned long long)per[2], (unsigned long long)per[3]);
+	CHECK(c.nr[PERF_RECORD_SAMPLE] == 102 && c.nr[PERF_RECORD_LOST] == 1 && c.total == 104,
 	      "samples %llu lost records %llu total %llu",
 	      (unsigned long long)c.nr[PERF_RECORD_SAMPLE],
 	      (unsigned long long)c.nr[PERF_RECORD_LOST], (unsigned long long)c.total);

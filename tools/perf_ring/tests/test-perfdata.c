@@ -68,7 +68,7 @@ static int test_round_trip(void)
 	struct pf_file f;
 	struct idmap m;
 	struct pf_counts c;
-	u64 per[2] = { 0 };
+	u64 per[4] = { 0 };	/* samples, then lost samples, per event */
 	const u64 *ids[2];
 	int nids[2];
 	char *buf;
