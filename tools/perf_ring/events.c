@@ -27,7 +27,7 @@
 #include <linux/hw_breakpoint.h>
 
 #include "events.h"
-#include "tracing.h"
+#include "hostinfo.h"
 
 #define SYSFS_DEVICES "/sys/bus/event_source/devices"
 

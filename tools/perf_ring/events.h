@@ -8,7 +8,31 @@
 #ifndef PERF_RING_EVENTS_H
 #define PERF_RING_EVENTS_H
 
-#include "perfdata.h"
+#include <linux/perf_event.h>
+#include "pbuf.h"
+#include "util.h"
+
+/* One event as it goes into the file. */
+struct pf_event {
+	char name[256];
+	struct perf_event_attr attr;
+	u64 *ids;
+	int nr_ids;
+	int ids_room;		/* room for ids in the file's layout (>= nr_ids) */
+	char tp_sys[64];	/* set for tracepoints */
+	char tp_name[128];
+	/*
+	 * Set by events_parse() for the event opener (see below):
+	 * group_leader is the index in the event list of the leader of
+	 * this event's group ({a,b}), its own index for the leader, -1
+	 * outside a group; nr_members, on a leader, the size of its group.
+	 */
+	int group_leader;
+	int nr_members;
+	char *filter;		/* --filter, for PERF_EVENT_IOC_SET_FILTER */
+	u64 term_period;	/* the period= and freq= terms, 0 if not given */
+	u64 term_freq;
+};
 
 #define MAX_EVENTS 256
 

@@ -12,60 +12,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <dirent.h>
 
 #include "perfdata.h"
 #include "events.h"
+#include "hostinfo.h"
 #include "tracing.h"
 #include "version.h"
-
-#define PF_NAME_ALIGN 64
-
-void pbuf_put(struct pbuf *b, const void *d, size_t n)
-{
-	if (b->err || !n)	/* nothing to add: b->p may still be NULL */
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	if (d)
-		memcpy(b->p + b->len, d, n);
-	else
-		memset(b->p + b->len, 0, n);
-	b->len += n;
-}
-
-void pbuf_u32(struct pbuf *b, u32 v) { pbuf_put(b, &v, 4); }
-void pbuf_u64(struct pbuf *b, u64 v) { pbuf_put(b, &v, 8); }
-void pbuf_zero(struct pbuf *b, size_t n) { pbuf_put(b, NULL, n); }
-void pbuf_cstr(struct pbuf *b, const char *s) { pbuf_put(b, s, strlen(s) + 1); }
-
-void pbuf_pstr(struct pbuf *b, const char *s)
-{
-	size_t n = strlen(s) + 1;
-	u32 len = ALIGN_UP(n, PF_NAME_ALIGN);
-
-	pbuf_u32(b, len);
-	pbuf_put(b, s, n);
-	pbuf_zero(b, len - n);
-}
-
-void pbuf_free(struct pbuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
 
 /*
  * An event's room for ids in the file: ids_room when set, so that ids
@@ -135,173 +87,6 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 
 /* ---- feature sections ---- */
 
-static char *cpuinfo_field(const char *cpuinfo, const char *key)
-{
-	const char *p = cpuinfo;
-	size_t kl = strlen(key);
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && (p[kl] == ' ' || p[kl] == '\t' || p[kl] == ':')) {
-			const char *c = strchr(p, ':');
-			const char *e;
-
-			if (!c)
-				return NULL;
-			c++;
-			while (*c == ' ')
-				c++;
-			e = strchr(c, '\n');
-			if (!e)
-				e = c + strlen(c);
-			return strndup(c, e - c);
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return NULL;
-}
-
-static void feat_cpu(struct pbuf *b, int which)
-{
-	char *ci = NULL, *s = NULL;
-	char buf[256];
-
-	if (read_text_file("/proc/cpuinfo", &ci, NULL))
-		ci = NULL;
-	if (which == PF_FEAT_CPUDESC) {
-		s = ci ? cpuinfo_field(ci, "model name") : NULL;
-		pbuf_pstr(b, s ? s : "unknown");
-	} else {
-		char *v = ci ? cpuinfo_field(ci, "vendor_id") : NULL;
-		char *f = ci ? cpuinfo_field(ci, "cpu family") : NULL;
-		char *m = ci ? cpuinfo_field(ci, "model") : NULL;
-		char *st = ci ? cpuinfo_field(ci, "stepping") : NULL;
-
-		snprintf(buf, sizeof(buf), "%s,%s,%s,%s", v ? v : "unknown",
-			 f ? f : "0", m ? m : "0", st ? st : "0");
-		pbuf_pstr(b, buf);
-		free(v); free(f); free(m); free(st);
-	}
-	free(s);
-	free(ci);
-}
-
-static u64 total_mem_kb(void)
-{
-	char *mi;
-	unsigned long long kb = 0;
-
-	if (read_text_file("/proc/meminfo", &mi, NULL))
-		return 0;
-	if (sscanf(mi, "MemTotal: %llu kB", &kb) != 1)
-		kb = 0;
-	free(mi);
-	return kb;
-}
-
-/* "0-3\n" style sysfs list of a CPU, without the newline; NULL if absent. */
-static char *cpu_file(int cpu, const char *name, const char *alt)
-{
-	char path[128], *s = NULL;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, name);
-	if (read_text_file(path, &s, NULL) && alt) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
-		if (read_text_file(path, &s, NULL))
-			s = NULL;
-	}
-	if (s)
-		s[strcspn(s, "\n")] = 0;
-	return s;
-}
-
-/* Distinct lists in order of first appearance, as perf writes them. */
-static void topo_lists(struct pbuf *b, int nr, const char *name, const char *alt)
-{
-	char **seen = calloc(nr > 0 ? nr : 1, sizeof(*seen));
-	int n = 0;
-
-	if (!seen) {
-		b->err = -ENOMEM;
-		return;
-	}
-	for (int c = 0; c < nr; c++) {
-		char *s = cpu_file(c, name, alt);
-		bool dup = false;
-
-		if (!s)
-			continue;
-		for (int i = 0; i < n; i++)
-			if (!strcmp(seen[i], s))
-				dup = true;
-		if (dup)
-			free(s);
-		else
-			seen[n++] = s;
-	}
-	pbuf_u32(b, n);
-	for (int i = 0; i < n; i++) {
-		pbuf_pstr(b, seen[i]);
-		free(seen[i]);
-	}
-	free(seen);
-}
-
-static u32 cpu_id(int cpu, const char *name)
-{
-	char *s = cpu_file(cpu, name, NULL);
-	u32 v = s ? (u32)atoi(s) : (u32)-1;
-
-	free(s);
-	return v;
-}
-
-static void feat_topology(struct pbuf *b)
-{
-	int nr = sysconf(_SC_NPROCESSORS_CONF);
-
-	topo_lists(b, nr, "package_cpus_list", "core_siblings_list");
-	topo_lists(b, nr, "core_cpus_list", "thread_siblings_list");
-	for (int c = 0; c < nr; c++) {
-		pbuf_u32(b, cpu_id(c, "core_id"));
-		pbuf_u32(b, cpu_id(c, "physical_package_id"));
-	}
-	topo_lists(b, nr, "die_cpus_list", NULL);
-	for (int c = 0; c < nr; c++) {
-		u32 d = cpu_id(c, "die_id");
-
-		pbuf_u32(b, d == (u32)-1 ? 0 : d);
-	}
-}
-
-static void feat_pmus(struct pbuf *b)
-{
-	DIR *d = opendir("/sys/bus/event_source/devices");
-	struct dirent *de;
-	struct pbuf body = { 0 };
-	u32 n = 0;
-
-	while (d && (de = readdir(d))) {
-		char path[300], *s;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", de->d_name);
-		if (read_text_file(path, &s, NULL))
-			continue;
-		pbuf_u32(&body, atoi(s));
-		pbuf_pstr(&body, de->d_name);
-		free(s);
-		n++;
-	}
-	if (d)
-		closedir(d);
-	pbuf_u32(b, n);
-	pbuf_put(b, body.p, body.len);
-	pbuf_free(&body);
-}
-
 static int build_feature(int feat, const struct pf_event *evs, int nr,
 			 const struct pf_meta *meta, struct pbuf *b)
 {
@@ -341,11 +126,13 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_u32(b, sysconf(_SC_NPROCESSORS_ONLN));
 		break;
 	case PF_FEAT_CPUDESC:
+		hostinfo_cpu_desc(b);
+		break;
 	case PF_FEAT_CPUID:
-		feat_cpu(b, feat);
+		hostinfo_cpuid(b);
 		break;
 	case PF_FEAT_TOTAL_MEM:
-		pbuf_u64(b, total_mem_kb());
+		pbuf_u64(b, hostinfo_total_mem_kb());
 		break;
 	case PF_FEAT_CMDLINE:
 		pbuf_u32(b, meta->argc);
@@ -363,10 +150,10 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		}
 		break;
 	case PF_FEAT_CPU_TOPOLOGY:
-		feat_topology(b);
+		hostinfo_topology(b);
 		break;
 	case PF_FEAT_PMU_MAPPINGS:
-		feat_pmus(b);
+		hostinfo_pmu_mappings(b);
 		break;
 	case PF_FEAT_SAMPLE_TIME:
 		pbuf_u64(b, meta->first_time);

@@ -8,6 +8,8 @@
 #define PERF_RING_PERFDATA_H
 
 #include <linux/perf_event.h>
+#include "events.h"
+#include "pbuf.h"
 #include "util.h"
 
 #define PF_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
@@ -79,28 +81,6 @@ struct pf_file_attr {
 	struct pf_section ids;
 };
 
-/* One event as it goes into the file. */
-struct pf_event {
-	char name[256];
-	struct perf_event_attr attr;
-	u64 *ids;
-	int nr_ids;
-	int ids_room;		/* room for ids in the file's layout (>= nr_ids) */
-	char tp_sys[64];	/* set for tracepoints */
-	char tp_name[128];
-	/*
-	 * Set by events_parse() for the event opener (see events.h):
-	 * group_leader is the index in the event list of the leader of
-	 * this event's group ({a,b}), its own index for the leader, -1
-	 * outside a group; nr_members, on a leader, the size of its group.
-	 */
-	int group_leader;
-	int nr_members;
-	char *filter;		/* --filter, for PERF_EVENT_IOC_SET_FILTER */
-	u64 term_period;	/* the period= and freq= terms, 0 if not given */
-	u64 term_freq;
-};
-
 struct pf_comp_info {
 	bool on;
 	u32 level;
@@ -123,20 +103,6 @@ struct pf_meta {
 };
 
 #define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */
-
-/* A growable byte buffer; errors stick in ->err. */
-struct pbuf {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-void pbuf_put(struct pbuf *b, const void *d, size_t n);
-void pbuf_u32(struct pbuf *b, u32 v);
-void pbuf_u64(struct pbuf *b, u64 v);
-void pbuf_zero(struct pbuf *b, size_t n);
-void pbuf_cstr(struct pbuf *b, const char *s);	/* bytes + NUL */
-void pbuf_pstr(struct pbuf *b, const char *s);	/* perf string: u32 len, padded */
-void pbuf_free(struct pbuf *b);
 
 /* Offset where the data section starts for this event list. */
 u64 pf_data_offset(const struct pf_event *evs, int nr);

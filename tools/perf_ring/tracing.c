@@ -12,22 +12,6 @@
 
 #include "tracing.h"
 
-const char *tracefs_path(void)
-{
-	static const char *const cand[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
-		char p[256];
-
-		snprintf(p, sizeof(p), "%s/events/header_page", cand[i]);
-		if (access(p, R_OK) == 0)
-			return cand[i];
-	}
-	return NULL;
-}
-
 static int put_file(struct pbuf *b, const char *path, int lenbytes)
 {
 	char *s;

@@ -3,10 +3,10 @@
 #ifndef PERF_RING_TRACING_H
 #define PERF_RING_TRACING_H
 
-#include "perfdata.h"
+#include "events.h"
+#include "hostinfo.h"	/* tracefs_path(): the tracefs to read */
+#include "pbuf.h"
 
-/* Mount point of tracefs with an events/ directory, or NULL. */
-const char *tracefs_path(void);
 /* Build the TRACING_DATA body (version 0.6) for the tracepoints in evs. */
 int tracing_data_build(const struct pf_event *evs, int nr, const char *tracefs,
 		       struct pbuf *out);
