@@ -573,6 +573,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	u64 features[PF_FEAT_BITS / 64] = { 0 };
 	struct pbuf fb = { 0 }, bids = { 0 };
 	struct perf_event_header round = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
+	struct writer_stats ws;
 	u64 data_size;
 	int werr, err;
 
@@ -598,6 +599,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	werr = writer_finish(&f->w, &data_size);
 	f->on = false;
 	f->tot.writer_used = writer_kind(&f->w);
+	writer_get_stats(&f->w, &ws);
 	if (f->pipe) {
 		err = out_close_pipe(f, werr, &bids);
 		pbuf_free(&bids);
@@ -607,7 +609,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 	if (f->o->level) {
 		meta.comp.on = true;
 		meta.comp.level = f->o->level;
-		meta.comp.ratio = f->w.out_bytes ? (f->w.raw_bytes + f->w.out_bytes / 2) / f->w.out_bytes : 0;
+		meta.comp.ratio = ws.out_bytes ? (ws.raw_bytes + ws.out_bytes / 2) / ws.out_bytes : 0;
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
 	if (werr) {
@@ -682,8 +684,8 @@ closed:
 				       tmp, f->path, strerror(rerr), tmp);
 		}
 	}
-	f->tot.raw += f->w.raw_bytes;
-	f->tot.out += f->w.out_bytes;
+	f->tot.raw += ws.raw_bytes;
+	f->tot.out += ws.out_bytes;
 	f->tot.samples += f->cnt.nr[PERF_RECORD_SAMPLE];
 	f->tot.lost += f->cnt.lost;
 	f->tot.records += f->cnt.total;
@@ -692,8 +694,8 @@ closed:
 	if (f->o->verbose) {
 		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
 			"writer: compress %.1f ms, write %.1f ms, %llu writes, %llu retried\n",
-			f->w.get_wait_ns / 1e6, f->w.comp_ns / 1e6, f->w.write_ns / 1e6,
-			(unsigned long long)f->w.nwrites, (unsigned long long)f->w.retries);
+			ws.get_wait_ns / 1e6, ws.comp_ns / 1e6, ws.write_ns / 1e6,
+			(unsigned long long)ws.nwrites, (unsigned long long)ws.retries);
 		fprintf(stderr, "perf-ring record: %s: %llu records", f->path,
 			(unsigned long long)f->cnt.total);
 		for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)
@@ -761,7 +763,7 @@ u64 out_bytes(struct out_file *f)
 	if (!f->on)
 		return 0;
 	if (f->o->level)
-		return __atomic_load_n(&f->w.out_bytes, __ATOMIC_RELAXED);
+		return writer_out_bytes(&f->w);
 	return f->cnt.bytes;
 }
 

@@ -65,7 +65,8 @@ static void summary(const struct record_opts *o, const struct sink *s,
 		fprintf(stderr, ", %s", bytes);
 	fprintf(stderr, ", %s ]\n", t->writer_used ? t->writer_used : "none");
 	if (t->writer_used && strstr(t->writer_used, "unavailable"))
-		fprintf(stderr, "perf-ring record: note: %s; used write(2)\n", out->w.uring_err);
+		fprintf(stderr, "perf-ring record: note: %s; used write(2)\n",
+			writer_uring_err(&out->w));
 	if (tr->events)
 		fprintf(stderr, "perf-ring record: --switch-output-event: %llu events\n",
 			(unsigned long long)tr->events);

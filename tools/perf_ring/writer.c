@@ -132,7 +132,7 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	s->busy = true;
 	w->inflight++;
 	w->off += len;
-	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by out_bytes() */
+	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by writer_out_bytes() */
 	w->nwrites++;
 	if (w->use_uring) {
 		struct io_uring *ring = w->uring;
@@ -477,6 +477,25 @@ const char *writer_kind(const struct writer *w)
 	if (w->o.aio > 0)
 		return "write(2), io_uring unavailable";
 	return "write(2)";
+}
+
+const char *writer_uring_err(const struct writer *w)
+{
+	return w->uring_err;
+}
+
+void writer_get_stats(const struct writer *w, struct writer_stats *s)
+{
+	*s = (struct writer_stats){
+		.raw_bytes = w->raw_bytes, .out_bytes = w->out_bytes,
+		.nwrites = w->nwrites, .retries = w->retries,
+		.get_wait_ns = w->get_wait_ns, .comp_ns = w->comp_ns, .write_ns = w->write_ns,
+	};
+}
+
+u64 writer_out_bytes(const struct writer *w)
+{
+	return __atomic_load_n(&w->out_bytes, __ATOMIC_RELAXED);
 }
 
 u64 writer_boundary_before(const struct writer *w, u64 size)

@@ -53,6 +53,11 @@ struct writer_opts {
 
 struct wslot;
 
+/*
+ * The writer's state is writer.c's: the struct is here only so that a
+ * caller can hold one (struct out_file does); other files use the
+ * functions below, none names a field.
+ */
 struct writer {
 	int fd;
 	u64 start, off;		/* data section start, next write offset */
@@ -91,6 +96,23 @@ bool writer_failed(struct writer *w);
  */
 int writer_finish(struct writer *w, u64 *data_size);
 const char *writer_kind(const struct writer *w);
+/* Why io_uring is not used ("" when it is, or was not asked for). */
+const char *writer_uring_err(const struct writer *w);
+
+/* What the writer did: the summary line and -v. */
+struct writer_stats {
+	u64 raw_bytes, out_bytes;	/* into and out of compression */
+	u64 nwrites, retries;		/* retries: writes done again by hand */
+	u64 get_wait_ns;		/* writer_get() waiting for a free chunk */
+	u64 comp_ns, write_ns;
+};
+/*
+ * From writer_start() on, also after writer_finish() and writer_free();
+ * while the writer runs, only writer_out_bytes() may be asked.
+ */
+void writer_get_stats(const struct writer *w, struct writer_stats *s);
+/* Bytes written to the file so far; any thread, while the writer runs. */
+u64 writer_out_bytes(const struct writer *w);
 /*
  * The largest data size below size that ends on a write boundary (every
  * write holds whole records): where to cut the data to make room.
