@@ -21,6 +21,7 @@
 #include "memlimit.h"
 #include "recsize.h"
 #include "synth.h"
+#include "testhooks.h"
 
 /*
  * PERF_RING_NO_FORMAT_LOST=1 (tests): answer as a kernel before 6.0 does,
@@ -277,7 +278,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		el->sample_type |= PERF_SAMPLE_PERIOD;
 	/* -d, -P, -W, -R, --phys-data, --sample-identifier, ... */
 	el->sample_type |= o->sample_add;
-	emulate_no_format_lost = getenv("PERF_RING_NO_FORMAT_LOST") != NULL;
+	emulate_no_format_lost = testhooks()->no_format_lost;
 	el->lost_fmt = true;
 	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
 	/*

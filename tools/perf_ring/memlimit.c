@@ -25,6 +25,7 @@
 
 #include "fail.h"
 #include "memlimit.h"
+#include "testhooks.h"
 
 #define MAX_LEVELS 16
 /* v1 writes "no limit" as the page counter's maximum, about 2^63 */
@@ -191,7 +192,7 @@ int memlimit_init(void)
 	char dir[4096];
 	size_t mnt_len;
 
-	if (getenv("PERF_RING_NO_MEMLIMIT"))
+	if (testhooks()->no_memlimit)
 		return 0;
 	/* v2, when this cgroup has the memory controller (memory.current) */
 	if (find_dir(true, dir, sizeof(dir), &mnt_len)) {

@@ -13,6 +13,7 @@
 #include "sink.h"
 #include "sideband.h"
 #include "synth.h"
+#include "testhooks.h"
 
 struct stream {
 	struct sink s;
@@ -323,11 +324,7 @@ static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout
  */
 static u64 durable_ns(void)
 {
-	static int off = -1;
-
-	if (off < 0)
-		off = getenv("PERF_RING_NO_IDLE_FLUSH") != NULL;
-	return off ? ~0ULL : DURABLE_NS;
+	return testhooks()->no_idle_flush ? ~0ULL : DURABLE_NS;
 }
 
 static int stream_read(struct sink *s)

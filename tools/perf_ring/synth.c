@@ -15,6 +15,7 @@
 #include "prio.h"
 #include "synth.h"
 #include "synth-iter.h"
+#include "testhooks.h"
 
 u32 synth_id_hdr_size(u64 st)
 {
@@ -574,7 +575,7 @@ static int synth_method = -1;	/* SYNTH_*; -1: from PERF_RING_SYNTH */
 
 int synth_parse_env(void)
 {
-	const char *e = getenv("PERF_RING_SYNTH");
+	const char *e = testhooks()->synth;
 
 	if (!e || !*e || !strcmp(e, "auto"))
 		synth_method = SYNTH_AUTO;
