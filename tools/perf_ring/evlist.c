@@ -396,9 +396,16 @@ static int list_tids(pid_t pid, pid_t **v, int *n)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
+		pid_t *nv;
+
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		*v = realloc(*v, (*n + 1) * sizeof(**v));
+		nv = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!nv) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		*v = nv;
 		(*v)[(*n)++] = atoi(de->d_name);
 	}
 	closedir(d);
@@ -432,8 +439,14 @@ int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
 				return -ENOMEM;
 			el->thr = v;
 			el->thr[el->nthr++] = o->pids[i];
-		} else if (list_tids(o->pids[i], &el->thr, &el->nthr)) {
-			return fail_set(-ESRCH, "-p %d: no such process", o->pids[i]);
+		} else {
+			int err = list_tids(o->pids[i], &el->thr, &el->nthr);
+
+			if (err == -ENOMEM)
+				return fail_set(err, "-p %d: listing its threads: %s",
+						o->pids[i], strerror(-err));
+			if (err)
+				return fail_set(-ESRCH, "-p %d: no such process", o->pids[i]);
 		}
 	}
 	return 0;
