@@ -223,8 +223,12 @@ static void push(struct triggers *t, enum req_kind kind, const char *from, int a
 
 void triggers_enable_at(struct triggers *t, long ms)
 {
+	int nq = t->nq;
+
 	push(t, REQ_ENABLE, "--delay", 0);
-	t->q[t->nq - 1].due = now_ns() + ms * 1000000ULL;
+	/* push() drops a request when the queue is full: set only one it queued */
+	if (t->nq > nq)
+		t->q[t->nq - 1].due = now_ns() + ms * 1000000ULL;
 }
 
 int ctl_parse(const char *line, enum req_kind *kind, bool *ping, bool *status)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The triggers: their signal handlers, and a failure to install one. */
+/*
+ * The triggers: their signal handlers, a failure to install one, and -D
+ * with the request queue full.
+ */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
@@ -67,11 +70,37 @@ static int test_sigaction_fails(void)
 	return 0;
 }
 
+/*
+ * -D's request, when the queue is full, is dropped (and counted) like any
+ * other: the request queued last keeps its due time.
+ */
+static int test_enable_at_full(void)
+{
+	struct record_opts o;
+	struct triggers t;
+	u64 due;
+
+	memset(&o, 0, sizeof(o));
+	CHECK(triggers_init(&t, &o) == 0, "triggers_init: %s", fail_msg());
+	for (int i = 0; i < REQ_QUEUE; i++)
+		triggers_enable_at(&t, 1);
+	CHECK(t.nq == REQ_QUEUE, "%d requests queued, not %d", t.nq, REQ_QUEUE);
+	due = t.q[REQ_QUEUE - 1].due;
+	triggers_enable_at(&t, 3600 * 1000);
+	CHECK(t.nq == REQ_QUEUE && t.dropped == 1, "nq %d, dropped %llu", t.nq,
+	      (unsigned long long)t.dropped);
+	CHECK(t.q[REQ_QUEUE - 1].due == due, "the last queued request's due time was changed");
+	triggers_close(&t);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("triggers_init installs the handlers of SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGCHLD, ignores SIGPIPE",
 		test_handlers);
 	tap_run("a handler that cannot be installed fails the start with its signal named",
 		test_sigaction_fails);
+	tap_run("-D with the request queue full: dropped, the last queued request unchanged",
+		test_enable_at_full);
 	return tap_done();
 }
