@@ -4,13 +4,40 @@
  * the loop that waits, reads and serves requests until the targets are
  * done or a stop is asked for.
  *
+ *   cmdline.c      the options -> struct record_opts
+ *   events.c       event names (-e) -> attributes
  *   evlist.c       the events, their fds and one buffer per CPU
- *   trigger.c      signals (and later other sources) -> requests
+ *   recsize.c      record sizes from the attributes
+ *   ring.c         reading the kernel's buffers, forward and backward
+ *   trigger.c      signals, --switch-output, --control -> requests
  *   sink-stream.c  streaming: read as the buffers fill, into the file
  *   sink-flight.c  flight recorder: snapshots of the backward buffers
+ *   snapshot.c     the snapshot's window and counts, over copied buffers
+ *   sideband.c     the flight recorder's side-band store
+ *   synth.c        records for what existed before (threads, maps)
+ *   synth-iter.c   the same from a BPF task iterator
+ *   bpfsyms.c      records for the BPF programs loaded before
  *   output.c       the current perf.data file, through the writer
+ *   writer.c       the writer thread: compression, io_uring or write(2)
+ *   compress.c     zstd, as perf's COMPRESSED records hold it
+ *   perfdata.c     the perf.data format: header, attributes, features
+ *   pbuf.c         a growable byte buffer
+ *   hostinfo.c     the host as the header features describe it
+ *   tracing.c      the TRACING_DATA feature (tracepoint formats)
+ *   buildid.c      build-ids of the DSOs, and perf's build-id cache
+ *   counts.c       per-type record counts, the sample-id map
  *   hotplug.c      CPUs that go offline and come back
  *   workload.c     the command after "--"
+ *   memlimit.c     the memory cgroup's limit
+ *   prio.c         the reader's scheduling priority
+ *   testhooks.c    the PERF_RING_* test switches, fault injection
+ *   fail.c         the first fatal error, reported once at the top
+ *   util.c         small I/O and text helpers
+ *   version.c      the version string
+ *
+ * The other commands: report.c and recover.c (perf-ring report), ctl.c
+ * (perf-ring ctl); perf-ring.c picks the command.  The tests' workloads:
+ * close-loop.c, watch-loop.c, cg-tree.c, bpf-spin.c.
  */
 #include <dirent.h>
 #include <errno.h>
