@@ -287,7 +287,7 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	 * overrides the probe.
 	 */
 	if (!o->no_buildid) {
-		const char *force = getenv("PERF_RING_BIDLEAK");
+		const char *force = testhooks()->bidleak;
 
 		el->bid_leak = force && (*force == '0' || *force == '1') ? *force - '0' :
 			       bidleak_probe();

@@ -25,6 +25,7 @@ static void hooks_read(void)
 	hooks.no_idle_flush = getenv("PERF_RING_NO_IDLE_FLUSH") != NULL;
 	hooks.synth = getenv("PERF_RING_SYNTH");
 	hooks.make_it_fail = getenv("PERF_RING_MAKE_IT_FAIL");
+	hooks.bidleak = getenv("PERF_RING_BIDLEAK");
 }
 
 const struct testhooks *testhooks(void)

@@ -22,6 +22,8 @@
  *                             threads are listed (synth.c)
  *   PERF_RING_MAKE_IT_FAIL    1 or running: the kernel's fault injection
  *                             marks perf-ring's threads (inject_faults())
+ *   PERF_RING_BIDLEAK         0 or 1: the kernel leaks the MMAP2 build-id
+ *                             flag or not, instead of probing (evlist.c)
  *
  * PERF_RING_TRACEFS is the selftests' (perf_ring_lib.c), not perf-ring's.
  */
@@ -36,6 +38,7 @@ struct testhooks {
 	bool no_idle_flush;
 	const char *synth;		/* NULL: not set */
 	const char *make_it_fail;	/* NULL: not set */
+	const char *bidleak;		/* NULL: not set */
 };
 
 /* The switches, read from the environment on the first call. */
