@@ -18,9 +18,9 @@
 #                     at 1 and 2 naming the level
 #
 # A failure must exit non-zero, below 128, and say what it needs; a success
-# must leave a file that perf-ring report and (as root) perf report --stats
-# read, with the same samples, and at least one. A crash (exit >= 128) or a
-# sanitizer report is a failure either way. Prints TAP; exits non-zero on
+# must leave a file that perf-ring report -f and (as root) perf report -f
+# --stats read (-f: the file is nobody's), with the same samples, and at
+# least one. A crash (exit >= 128) or a sanitizer report is a failure either way. Prints TAP; exits non-zero on
 # any failure. Needs root to switch users and set the sysctl.
 #
 # usage: privileges.sh SCRATCH_DIR   (PERF_RING, CLOSE_LOOP name the
@@ -114,7 +114,7 @@ expect_ok() {
 	if crashed "$name" || [ "$rc" != 0 ]; then
 		nok "$what: works" "exit $rc: $(head -3 "$W/$name.err")"; return
 	fi
-	if ! "$tmp/perf-ring" report -i "$f" >"$W/$name.report" 2>&1; then
+	if ! "$tmp/perf-ring" report -f -i "$f" >"$W/$name.report" 2>&1; then
 		nok "$what: perf-ring report reads the file" "$(head -3 "$W/$name.report")"; return
 	fi
 	if ! perf report -f --stats -i "$f" >"$W/$name.stats" 2>"$W/$name.stats.err" ||
