@@ -525,6 +525,18 @@ case_hardening() {
 	FAIL=$((FAIL + $(grep -c '^not ok ' <<<"$out")))
 }
 
+## control channel
+
+# a flood of bad commands: at most one line a second without an ack fifo,
+# each answered on the ack fifo with one; status from the running recorder
+case_control_flood() {
+	local out
+	out=$("$HERE/e2e-control.sh" "$PR" "$W/control" "$N")
+	echo "$out"
+	N=$((N + $(grep -cE '^(not )?ok ' <<<"$out")))
+	FAIL=$((FAIL + $(grep -c '^not ok ' <<<"$out")))
+}
+
 ## readers (hostile files)
 
 # report, --recover and --decompress on files made to hurt them, and -f
