@@ -41,6 +41,11 @@ WantedBy=multi-user.target
 UNIT
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
 ln -sf ../deb-check.service "$root/etc/systemd/system/multi-user.target.wants/deb-check.service"
+# No login on the serial console: the steps print their TAP there, and the
+# getty that systemd starts for the kernel's console hangs up every other
+# writer to ttyS0 when it starts (vhangup), which cut a run's output short
+# whenever the getty came up after deb-check.service had started.
+ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 kernel=$(ls "$root"/boot/vmlinuz-* | sort -V | tail -1)
 initrd=$(ls "$root"/boot/initrd.img-* | sort -V | tail -1)
 cp "$kernel" "$W/vmlinuz"
