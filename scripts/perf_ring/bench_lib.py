@@ -130,7 +130,9 @@ def need(option, feature):
     if not _HELP:
         _, _, out, err = run([PERF_RING, "record", "--help"], check=False)
         _HELP.append(out + err)
-    if option not in _HELP[0]:
+    # perf's parse-options lists a negatable option once, without its --no- form
+    names = [option] + (["--" + option[5:]] if option.startswith("--no-") else [])
+    if not any(n in _HELP[0] for n in names):
         raise Fail("perf-ring lacks %s: 'perf-ring record --help' lists no %s" % (feature, option))
 
 

@@ -76,7 +76,7 @@ def one(name, args, workload):
     err.seek(0)
     text = err.read()
     err.close()
-    if p.returncode not in (0, 130):
+    if p.returncode not in (0, 130, -signal.SIGINT):
         raise B.Fail("%s: exit %d\n%s" % (name, p.returncode, text[-500:]))
     m = re.search(r"([\d.]+[kM]?) events, (\d+) lost", text)
     files = len([f for f in os.listdir(d) if f.startswith("s.data")])
