@@ -12,6 +12,18 @@
 #include "pbuf.h"
 #include "util.h"
 
+/*
+ * What an event is for in a recording; evlist_config() sets it, and it
+ * decides which buffers the event writes into (evlist.h).
+ */
+enum ev_role {
+	EV_SAMPLE,	/* recorded: into the per-CPU buffers, on while recording */
+	EV_TRACKING,	/* a dummy of its own, recorded, on from start to end */
+	EV_SIDEBAND,	/* flight recorder: a dummy into forward buffers of its own */
+	EV_TRIGGER,	/* --switch-output-event: into the trigger's buffers */
+	NR_ROLES
+};
+
 /* One event as it goes into the file. */
 struct pf_event {
 	char name[256];
@@ -32,6 +44,8 @@ struct pf_event {
 	char *filter;		/* --filter, for PERF_EVENT_IOC_SET_FILTER */
 	u64 term_period;	/* the period= and freq= terms, 0 if not given */
 	u64 term_freq;
+	enum ev_role role;
+	bool tracks;		/* asks for COMM, MMAP2, FORK, EXIT: one event does */
 };
 
 #define MAX_EVENTS 256

@@ -264,8 +264,135 @@ static void config_tracking(struct perf_event_attr *a, const struct record_opts 
 		a->ksymbol = a->bpf_event = 0;
 }
 
+/*
+ * The roles: the events --switch-output-event named are triggers; the
+ * dummy added last (record.c) is the flight recorder's side-band event or
+ * the tracking dummy; the tracking event is that dummy, else the first.
+ */
+static void config_roles(struct evlist *el, const struct record_opts *o)
+{
+	bool own = o->overwrite || evlist_wants_tracking(o);
+
+	for (int i = 0; i < el->nev; i++) {
+		bool trig = i >= o->switch_ev_first && i < o->switch_ev_first + o->switch_ev_nr;
+
+		el->evs[i].role = trig ? EV_TRIGGER : EV_SAMPLE;
+		el->evs[i].tracks = false;
+	}
+	if (own)
+		el->evs[el->nev - 1].role = o->overwrite ? EV_SIDEBAND : EV_TRACKING;
+	el->evs[own ? el->nev - 1 : 0].tracks = true;
+}
+
+const struct pf_event *evlist_tracker(const struct evlist *el)
+{
+	for (int i = 0; i < el->nev; i++)
+		if (el->evs[i].tracks)
+			return &el->evs[i];
+	return &el->evs[0];
+}
+
+bool evlist_has_role(const struct evlist *el, enum ev_role r)
+{
+	for (int i = 0; i < el->nev; i++)
+		if (el->evs[i].role == r)
+			return true;
+	return false;
+}
+
+/* Sampling, and when the event starts and whether children inherit it */
+static void config_sample(const struct evlist *el, struct pf_event *ev,
+			  const struct record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+	bool tp = a->type == PERF_TYPE_TRACEPOINT;
+
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	a->sample_id_all = 1;
+	a->sample_type = el->sample_type | (tp ? PERF_SAMPLE_RAW : 0);
+	if (o->period) {
+		a->sample_period = o->period;
+	} else if (tp || a->config == PERF_COUNT_SW_DUMMY) {
+		a->sample_period = 1;
+	} else {
+		a->freq = 1;
+		a->sample_freq = o->freq ? o->freq : 4000;
+	}
+	/*
+	 * The command's events start at its exec, unless -D holds them
+	 * back (the loop enables them then); the tasks a target creates are
+	 * recorded too, unless --no-inherit.
+	 */
+	if (o->wl_target) {
+		a->inherit = 1;
+		a->enable_on_exec = !o->delay_ms || role_always_on(ev->role);
+	} else if (o->npids) {
+		a->inherit = 1;
+	}
+	if (o->no_inherit)
+		a->inherit = 0;
+}
+
+/* What the kernel counts of its drops, and when it wakes the reader */
+static void config_wakeup(const struct evlist *el, struct pf_event *ev,
+			  const struct record_opts *o)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	/*
+	 * The count of records the kernel dropped.  Streaming: a LOST record
+	 * reports them only once another record gets written (see
+	 * sink-stream.c).  Flight recorder: records dropped while a buffer
+	 * was paused are lost, not overwritten (sink-flight.c).
+	 */
+	a->read_format = el->lost_fmt ? PERF_FORMAT_LOST : 0;
+	a->watermark = 1;
+	if (ev->role == EV_TRIGGER) {
+		/* wake the reader at every sample: it is a trigger */
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	} else if (ev->role == EV_SIDEBAND) {
+		a->wakeup_watermark = SB_RING_BYTES / 4;
+	} else if (o->overwrite) {
+		a->write_backward = 1;
+		a->wakeup_watermark = o->mmap_bytes / 2;
+	} else {
+		/* wake early: the reader has 7/8 of the buffer of slack */
+		u64 wm = o->mmap_bytes / 8;
+
+		if (o->mmap_flush > wm)
+			wm = o->mmap_flush;
+		a->wakeup_watermark = wm;
+	}
+}
+
+/* The tracking event's side-band records */
+static void config_tracker(struct evlist *el, struct perf_event_attr *a,
+			   const struct record_opts *o)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	/*
+	 * build-ids in MMAP2 (Linux 5.12+; evlist_open() drops it where the
+	 * kernel refuses it, and the ELF notes are read instead, output.c)
+	 */
+	a->build_id = !o->no_buildid && !el->bid_leak;
+	/* BPF programs loaded and unloaded: names for JIT code */
+	a->ksymbol = 1;
+	a->bpf_event = 1;
+	el->bpf_events = true;
+	/* DWARF unwinding reads .eh_frame from the read-only maps */
+	if (o->callgraph == CALLGRAPH_DWARF)
+		a->mmap_data = 1;
+}
+
 void evlist_config(struct evlist *el, const struct record_opts *o)
 {
+	el->o = o;
 	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	/*
@@ -280,7 +407,6 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 	el->sample_type |= o->sample_add;
 	emulate_no_format_lost = testhooks()->no_format_lost;
 	el->lost_fmt = true;
-	el->sb_ev = o->overwrite ? el->nev - 1 : -1;
 	/*
 	 * build-ids in MMAP2 only where asking for them does not flag other
 	 * events' records too (bidleak.h); PERF_RING_BIDLEAK=0|1 (tests)
@@ -292,94 +418,23 @@ void evlist_config(struct evlist *el, const struct record_opts *o)
 		el->bid_leak = force && (*force == '0' || *force == '1') ? *force - '0' :
 			       bidleak_probe();
 	}
-	el->track_own = o->overwrite || evlist_wants_tracking(o);
-	el->track_ev = el->track_own ? el->nev - 1 : 0;
 	synth_set_data_maps(o->callgraph == CALLGRAPH_DWARF);
-	el->trig_first = o->switch_ev_first;
-	el->trig_nr = o->switch_ev_nr;
+	config_roles(el, o);
 	for (int i = 0; i < el->nev; i++) {
-		struct perf_event_attr *a = &el->evs[i].attr;
-		bool tp = a->type == PERF_TYPE_TRACEPOINT, sb = i == el->sb_ev;
-		bool trig = i >= el->trig_first && i < el->trig_first + el->trig_nr;
+		struct pf_event *ev = &el->evs[i];
 
-		a->size = sizeof(*a);
-		a->disabled = 1;
-		a->sample_id_all = 1;
-		a->sample_type = el->sample_type | (tp ? PERF_SAMPLE_RAW : 0);
-		if (o->period) {
-			a->sample_period = o->period;
-		} else if (tp || a->config == PERF_COUNT_SW_DUMMY) {
-			a->sample_period = 1;
-		} else {
-			a->freq = 1;
-			a->sample_freq = o->freq ? o->freq : 4000;
-		}
-		/*
-		 * The command's events start at its exec, unless -D holds them
-		 * back (the loop enables them then); the tasks a target
-		 * creates are recorded too, unless --no-inherit.
-		 */
-		if (o->wl_target) {
-			a->inherit = 1;
-			a->enable_on_exec = !o->delay_ms || (el->track_own && i == el->track_ev);
-		} else if (o->npids) {
-			a->inherit = 1;
-		}
-		if (o->no_inherit)
-			a->inherit = 0;
-		/*
-		 * The count of records the kernel dropped.  Streaming: a LOST
-		 * record reports them only once another record gets written
-		 * (see sink-stream.c).  Flight recorder: records dropped while
-		 * a buffer was paused are lost, not overwritten (sink-flight.c).
-		 */
-		a->read_format = el->lost_fmt ? PERF_FORMAT_LOST : 0;
-		a->watermark = 1;
-		if (trig) {
-			/* wake the reader at every sample: it is a trigger */
-			a->watermark = 0;
-			a->wakeup_events = 1;
-		} else if (sb) {
-			a->wakeup_watermark = SB_RING_BYTES / 4;
-		} else if (o->overwrite) {
-			a->write_backward = 1;
-			a->wakeup_watermark = o->mmap_bytes / 2;
-		} else {
-			/* wake early: the reader has 7/8 of the buffer of slack */
-			u64 wm = o->mmap_bytes / 8;
-
-			if (o->mmap_flush > wm)
-				wm = o->mmap_flush;
-			a->wakeup_watermark = wm;
-		}
+		config_sample(el, ev, o);
+		config_wakeup(el, ev, o);
 		/* period= and freq= terms win over -c/-F, as in perf */
-		events_finish_attr(&el->evs[i], o->period || o->freq);
-		/* the tracking event: the side-band one or a dummy, else the first */
-		if (i == el->track_ev) {
-			a->mmap = 1;
-			a->mmap2 = 1;
-			a->comm = 1;
-			a->comm_exec = 1;
-			a->task = 1;
-			/*
-			 * build-ids in MMAP2 (Linux 5.12+; evlist_open() drops
-			 * it where the kernel refuses it, and the ELF notes are
-			 * read instead, output.c)
-			 */
-			a->build_id = !o->no_buildid && !el->bid_leak;
-			/* BPF programs loaded and unloaded: names for JIT code */
-			a->ksymbol = 1;
-			a->bpf_event = 1;
-			el->bpf_events = true;
-			/* DWARF unwinding reads .eh_frame from the read-only maps */
-			if (o->callgraph == CALLGRAPH_DWARF)
-				a->mmap_data = 1;
+		events_finish_attr(ev, o->period || o->freq);
+		if (ev->tracks)
+			config_tracker(el, &ev->attr, o);
+		if (role_recorded(ev->role)) {
+			config_callchain(&ev->attr, o);
+			config_options(&ev->attr, o);
 		}
-		if (!sb && !trig) {
-			config_callchain(a, o);
-			config_options(a, o);
-		}
-		config_tracking(a, o, el->sb_ev >= 0 ? sb : i == 0);
+		/* switch, namespace, cgroup records: the side-band event's, else the first's */
+		config_tracking(&ev->attr, o, o->overwrite ? ev->role == EV_SIDEBAND : i == 0);
 	}
 	if (o->no_bpf_event)
 		el->bpf_events = false;
@@ -452,87 +507,70 @@ int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
 	return 0;
 }
 
-/*
- * The side-band event of a CPU: the first one gets a small forward buffer,
- * the rest (one per thread with -p) join it.
- */
-static int sb_join(struct evlist *el, int fd, int *sb_fd, int cpu)
-{
-	el->fds[el->nfds++] = (struct efd){
-		.fd = fd, .ev = el->sb_ev, .sb = true,
-		.ring = *sb_fd < 0 ? el->nsb_rings : el->nsb_rings - 1,
-	};
-	if (*sb_fd < 0) {
-		struct ring *rg = &el->sb_rings[el->nsb_rings];
-		int err = ring_map(rg, fd, SB_RING_BYTES, false, cpu);
+/* Where the events of a role write: their buffers, of what size. */
+struct bufset {
+	struct ring *rings;
+	int *n;
+	u64 bytes;
+	bool backward;
+	const char *article, *adj;	/* "mmap of ARTICLE N kB ADJbuffer" */
+	bool hint;		/* an EPERM gets the locked-memory hint */
+};
 
-		if (err)
-			return fail_set(err, "mmap of the %u kB side-band buffer on cpu %d: %s%s",
-					SB_RING_BYTES >> 10, cpu, strerror(-err), err == -EPERM ?
-					scale_mlock_hint() : "");
-		*sb_fd = fd;
-		el->nsb_rings++;
-	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *sb_fd)) {
-		return fail_set(-errno, "the side-band event: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
-				cpu, strerror(errno));
+static struct bufset role_bufs(struct evlist *el, enum ev_role r)
+{
+	switch (r) {
+	case EV_SIDEBAND:
+		return (struct bufset){ el->sb_rings, &el->nsb_rings, SB_RING_BYTES, false,
+					"the", "side-band ", true };
+	case EV_TRIGGER:
+		return (struct bufset){ el->trig_rings, &el->ntrig_rings, TRIG_RING_BYTES, false,
+					"the", "--switch-output-event ", false };
+	default:
+		return (struct bufset){ el->rings, &el->nrings, el->o->mmap_bytes, el->o->overwrite,
+					"a", "", true };
 	}
-	return 0;
 }
 
 /*
- * The trigger events of a CPU: the first gets a small forward buffer, the
- * rest join it.
+ * Event e's new fd joins the buffer of its role that out[] names (an index
+ * in the role's rings; tracking shares the samples'), or, the first of its
+ * role there (-1), gets one of its own that the rest then write into
+ * (PERF_EVENT_IOC_SET_OUTPUT).
  */
-static int trig_join(struct evlist *el, int fd, int e, int *trig_fd, int cpu)
+static int buf_join(struct evlist *el, int fd, int e, int out[NR_ROLES], int cpu,
+		    const char *at, char *msg, size_t len)
 {
+	enum ev_role r = el->evs[e].role;
+	struct bufset b = role_bufs(el, r);
+	int err;
+
+	out += role_recorded(r) ? EV_SAMPLE : r;
 	el->fds[el->nfds++] = (struct efd){
-		.fd = fd, .ev = e, .trig = true,
-		.ring = *trig_fd < 0 ? el->ntrig_rings : el->ntrig_rings - 1,
+		.fd = fd, .ev = e, .role = r, .cpu = cpu, .ring = *out < 0 ? *b.n : *out,
 	};
-	if (*trig_fd < 0) {
-		struct ring *rg = &el->trig_rings[el->ntrig_rings];
-		int err = ring_map(rg, fd, TRIG_RING_BYTES, false, cpu);
-
-		if (err)
-			return fail_set(err, "--switch-output-event: mmap of its %u kB buffer on cpu %d: %s",
-					TRIG_RING_BYTES >> 10, cpu, strerror(-err));
-		*trig_fd = fd;
-		el->ntrig_rings++;
-	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *trig_fd)) {
-		return fail_set(-errno, "--switch-output-event %s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
-				el->evs[e].name, cpu, strerror(errno));
+	if (*out >= 0) {
+		if (!ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, b.rings[*out].fd))
+			return 0;
+		err = -errno;
+		snprintf(msg, len, "%s: PERF_EVENT_IOC_SET_OUTPUT on %s: %s",
+			 el->evs[e].name, at, strerror(-err));
+		return err;
 	}
-	return 0;
-}
-
-/* The first event of a CPU gets the buffer, the rest join it. */
-static int ring_join(struct evlist *el, const struct record_opts *o, int fd, int e,
-		     int *ring_fd, int cpu)
-{
-	el->fds[el->nfds++] = (struct efd){
-		.fd = fd, .ev = e, .ring = *ring_fd < 0 ? el->nrings : el->nrings - 1,
-	};
-	if (*ring_fd < 0) {
-		struct ring *rg = &el->rings[el->nrings];
-		int err = ring_map(rg, fd, o->mmap_bytes, o->overwrite, cpu);
-
-		if (err)
-			return fail_set(err, "mmap of a %llu kB buffer on cpu %d: %s%s",
-					(unsigned long long)o->mmap_bytes >> 10, cpu,
-					strerror(-err), err == -EPERM ?
-					scale_mlock_hint() : "");
-		el->pfd[el->nrings] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		*ring_fd = fd;
-		el->nrings++;
-	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *ring_fd)) {
-		return fail_set(-errno, "%s: PERF_EVENT_IOC_SET_OUTPUT on cpu %d: %s",
-				el->evs[e].name, cpu, strerror(errno));
+	err = ring_map(&b.rings[*b.n], fd, b.bytes, b.backward, cpu);
+	if (err) {
+		snprintf(msg, len, "mmap of %s %llu kB %sbuffer on %s: %s%s", b.article,
+			 (unsigned long long)b.bytes >> 10, b.adj, at, strerror(-err),
+			 err == -EPERM && b.hint ? scale_mlock_hint() : "");
+		return err;
 	}
+	if (role_recorded(r))
+		el->pfd[*b.n] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	*out = (*b.n)++;
 	return 0;
 }
 
 static int build_idmap(struct evlist *el);
-static bool is_track(const struct evlist *el, const struct efd *f);
 
 u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l)
 {
@@ -543,7 +581,7 @@ u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l)
 		int ld = events_leader(el->evs, e);
 		u32 r;
 
-		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
+		if (!role_recorded(ev->role))
 			continue;	/* not in the recorded buffers */
 		r = recsize_event_max(&ev->attr, events_raw_max(ev),
 				      el->evs[ld >= 0 ? ld : e].nr_members, l);
@@ -599,27 +637,155 @@ static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
 	return 0;
 }
 
-int evlist_open(struct evlist *el, const struct record_opts *o)
+/*
+ * One change to an event the kernel refused with err, to try again with,
+ * as perf's evsel__fallback(): true when something was changed, with what
+ * to say once the event opens in msg ("" for nothing).  The kernel's
+ * missing features first, newest first, then perf_event_paranoid.  Each
+ * change turns its own condition off, so the retries end.
+ */
+static bool open_fallback(struct evlist *el, struct pf_event *ev, int err, char *msg, size_t len)
 {
-	int maxfds = el->ncpu * el->nthr * el->nev, err0;
+	msg[0] = 0;
+	if (err == EINVAL && el->lost_fmt && !el->nfds) {
+		/*
+		 * Before Linux 6.0 PERF_FORMAT_LOST is an unknown read_format
+		 * bit.  Go without it; the loss is then counted from the LOST
+		 * records.  Only the first open can meet this: no fd has it yet.
+		 */
+		el->lost_fmt = false;
+		for (int k = 0; k < el->nev; k++)
+			el->evs[k].attr.read_format &= ~PERF_FORMAT_LOST;
+		if (el->o->verbose)
+			snprintf(msg, len, "the kernel has no PERF_FORMAT_LOST (before 6.0): "
+				 "lost records are counted from the LOST records");
+		return true;
+	}
+	if (err == EINVAL && ev->attr.ksymbol) {
+		/* before 5.1: no KSYMBOL and BPF_EVENT records */
+		ev->attr.ksymbol = 0;
+		ev->attr.bpf_event = 0;
+		el->bpf_events = false;
+		return true;
+	}
+	if (err == EINVAL && ev->attr.build_id) {
+		/* before 5.12: the build-ids come from the ELF notes */
+		ev->attr.build_id = 0;
+		return true;
+	}
+	if (user_only_fallback(ev, err)) {
+		if (!el->o->quiet)
+			snprintf(msg, len, "perf_event_paranoid is %d: recording %.100s in user space only",
+				 paranoid_level(), ev->name);
+		return true;
+	}
+	return false;
+}
+
+/* Open ev, with the fallbacks; the fd, or -errno. */
+static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu, int gfd)
+{
+	char said[2][200];
+	int fd, n = 0;
+
+	while ((fd = sys_perf_event_open(&ev->attr, pid, cpu, gfd)) < 0) {
+		char msg[200];
+
+		int en = errno;
+
+		if (!open_fallback(el, ev, en, msg, sizeof(msg)))
+			return -en;
+		if (msg[0] && n < 2)
+			memcpy(said[n++], msg, sizeof(msg));
+	}
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "perf-ring record: %s\n", said[i]);
+	return fd;
+}
+
+/* What the kernel refused, and why (to msg). */
+static void open_failed(const struct pf_event *ev, int err, pid_t pid, const char *at,
+			char *msg, size_t len)
+{
+	char why[400];
+
+	if (err == EACCES || err == EPERM)
+		open_denied_msg(ev, err, pid, why, sizeof(why));
+	else
+		events_open_error(ev, err, why, sizeof(why));
+	snprintf(msg, len, "%s (%s)", why, at);
+}
+
+/*
+ * Open every event on one CPU (-1: any) for one task (-1: every task),
+ * into the buffers out[] names by role (buf_join()), and keep the ids.
+ * A -p/-t thread that has exited meanwhile is skipped.  0, or -errno with
+ * the reason in msg.
+ */
+static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
+		       char *msg, size_t len)
+{
+	int lfd[MAX_EVENTS];	/* this target's fds, for groups */
+	char at[32];
+
+	if (cpu >= 0)
+		snprintf(at, sizeof(at), "cpu %d", cpu);
+	else
+		snprintf(at, sizeof(at), "thread %d", (int)pid);
+	for (int e = 0; e < el->nev; e++) {
+		struct pf_event *ev = &el->evs[e];
+		int ld = events_leader(el->evs, e), fd, err;
+		u64 id;
+
+		fd = open_event(el, ev, pid, cpu, ld >= 0 ? lfd[ld] : -1);
+		lfd[e] = fd;
+		if (fd == -ESRCH && pid > 0)
+			continue;	/* thread exited meanwhile */
+		if (fd < 0) {
+			open_failed(ev, -fd, pid, at, msg, len);
+			return fd;
+		}
+		err = events_apply_filter(fd, ev, msg, len);
+		if (err) {
+			close(fd);
+			return err;
+		}
+		err = buf_join(el, fd, e, out, cpu, at, msg, len);
+		if (err)
+			return err;
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
+			err = -errno;
+			snprintf(msg, len, "%s: PERF_EVENT_IOC_ID: %s", ev->name, strerror(-err));
+			return err;
+		}
+		ev->ids[ev->nr_ids++] = id;
+		el->fds[el->nfds - 1].id = id;
+	}
+	return 0;
+}
+
+/* The tables evlist_open() fills, and the room for the ids. */
+static int open_alloc(struct evlist *el, const struct record_opts *o)
+{
+	int maxfds = el->ncpu * el->nthr * el->nev, err;
+	int nbufs = el->ncpu;
 	struct scale_need sn = {
 		.ncpu = el->ncpu, .nthr = el->nthr, .nev = el->nev, .nsynth = o->synth_threads,
-		.nrings = el->ncpu, .ring_bytes = o->mmap_bytes,
-		.nsb = el->sb_ev >= 0 ? el->ncpu : 0, .sb_bytes = SB_RING_BYTES,
-		.ntrig = el->trig_nr ? el->ncpu : 0, .trig_bytes = TRIG_RING_BYTES,
+		.nrings = nbufs, .ring_bytes = o->mmap_bytes,
+		.nsb = evlist_has_role(el, EV_SIDEBAND) ? nbufs : 0, .sb_bytes = SB_RING_BYTES,
+		.ntrig = evlist_has_role(el, EV_TRIGGER) ? nbufs : 0, .trig_bytes = TRIG_RING_BYTES,
 	};
 
-	err0 = scale_check(&sn, o->verbose);	/* memlimit.h: the limits at scale */
-	if (err0)
-		return err0;
-	if (o->cgroup && cgroup_fd < 0 && (err0 = cgroup_open(o->cgroup)))
-		return err0;
-
+	err = scale_check(&sn, o->verbose);	/* memlimit.h: the limits at scale */
+	if (err)
+		return err;
+	if (o->cgroup && cgroup_fd < 0 && (err = cgroup_open(o->cgroup)))
+		return err;
 	el->fds = calloc(maxfds, sizeof(*el->fds));
-	el->rings = calloc(el->ncpu, sizeof(*el->rings));
-	el->pfd = calloc(el->ncpu + 1, sizeof(*el->pfd));	/* + a trigger's fd */
-	el->sb_rings = calloc(el->ncpu, sizeof(*el->sb_rings));
-	el->trig_rings = calloc(el->ncpu, sizeof(*el->trig_rings));
+	el->rings = calloc(nbufs, sizeof(*el->rings));
+	el->pfd = calloc(nbufs + 1, sizeof(*el->pfd));	/* + a trigger's fd */
+	el->sb_rings = calloc(nbufs, sizeof(*el->sb_rings));
+	el->trig_rings = calloc(nbufs, sizeof(*el->trig_rings));
 	if (!el->fds || !el->rings || !el->pfd || !el->sb_rings || !el->trig_rings)
 		return -ENOMEM;
 	for (int e = 0; e < el->nev; e++) {
@@ -631,101 +797,31 @@ int evlist_open(struct evlist *el, const struct record_opts *o)
 			return -ENOMEM;
 		el->evs[e].ids_room = room;
 	}
+	return 0;
+}
+
+int evlist_open(struct evlist *el, const struct record_opts *o)
+{
+	char msg[512];
+	int err;
+
+	err = open_alloc(el, o);
+	if (err)
+		return err;
 	for (int c = 0; c < el->ncpu; c++) {
-		int ring_fd = -1, sb_fd = -1, trig_fd = -1;
+		int out[NR_ROLES] = { -1, -1, -1, -1 };
 
 		for (int t = 0; t < el->nthr; t++) {
-			int lfd[MAX_EVENTS];	/* this CPU and thread's fds, for groups */
-
-			for (int e = 0; e < el->nev; e++) {
-				struct pf_event *ev = &el->evs[e];
-				int ld = events_leader(el->evs, e);
-				int gfd = ld >= 0 ? lfd[ld] : -1;
-				int fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
-				u64 id;
-				char msg[400];
-				int err;
-
-				/*
-				 * Before Linux 6.0 PERF_FORMAT_LOST is an unknown
-				 * read_format bit: EINVAL.  Go without it; the loss is
-				 * then counted from the LOST records.  Only the first
-				 * open can meet this: no fd has it yet.
-				 */
-				if (fd < 0 && errno == EINVAL && el->lost_fmt && !el->nfds) {
-					el->lost_fmt = false;
-					for (int k = 0; k < el->nev; k++)
-						el->evs[k].attr.read_format &= ~PERF_FORMAT_LOST;
-					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
-					if (fd >= 0 && o->verbose)
-						fprintf(stderr, "perf-ring record: the kernel has no "
-							"PERF_FORMAT_LOST (before 6.0): lost records are "
-							"counted from the LOST records\n");
-				}
-				if (fd < 0 && errno == EINVAL && ev->attr.ksymbol) {
-					/* before 5.1: no KSYMBOL and BPF_EVENT records */
-					ev->attr.ksymbol = 0;
-					ev->attr.bpf_event = 0;
-					el->bpf_events = false;
-					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
-				}
-				if (fd < 0 && errno == EINVAL && ev->attr.build_id) {
-					/* before 5.12: the build-ids come from the ELF notes */
-					ev->attr.build_id = 0;
-					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
-				}
-				if (fd < 0 && user_only_fallback(ev, errno)) {
-					fd = sys_perf_event_open(&ev->attr, el->thr[t], el->cpus[c], gfd);
-					if (fd >= 0 && !o->quiet)
-						fprintf(stderr, "perf-ring record: perf_event_paranoid is %d: "
-							"recording %s in user space only\n",
-							paranoid_level(), ev->name);
-				}
-				if (fd < 0) {
-					int en = errno;
-
-					if (en == ESRCH && el->thr[t] > 0) {
-						lfd[e] = -1;	/* thread exited meanwhile */
-						continue;
-					}
-					if (en == EACCES || en == EPERM)
-						open_denied_msg(ev, en, el->thr[t], msg, sizeof(msg));
-					else
-						events_open_error(ev, en, msg, sizeof(msg));
-					fail_set(-en, "%s (cpu %d)", msg, el->cpus[c]);
-					return -en;
-				}
-				lfd[e] = fd;
-				err = events_apply_filter(fd, ev, msg, sizeof(msg));
-				if (err) {
-					close(fd);
-					return fail_set(err, "%s (cpu %d)", msg, el->cpus[c]);
-				}
-				if (e == el->sb_ev)
-					err = sb_join(el, fd, &sb_fd, el->cpus[c]);
-				else if (e >= el->trig_first && e < el->trig_first + el->trig_nr)
-					err = trig_join(el, fd, e, &trig_fd, el->cpus[c]);
-				else
-					err = ring_join(el, o, fd, e, &ring_fd, el->cpus[c]);
-				if (err)
-					return err;
-				if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {
-					int en = errno;
-
-					fail_set(-en, "%s: PERF_EVENT_IOC_ID: %s", ev->name, strerror(en));
-					return -en;
-				}
-				ev->ids[ev->nr_ids++] = id;
-				el->fds[el->nfds - 1].id = id;
-				el->fds[el->nfds - 1].cpu = el->cpus[c];
-			}
+			err = open_target(el, el->cpus[c], el->thr[t], out, msg, sizeof(msg));
+			if (err)
+				return fail_set(err, "%s", msg);
 		}
 	}
 	if (!el->nfds)
 		return fail_set(-ESRCH, "no thread to record (the process exited?)");
-	err0 = evlist_set_margin(el, o);
-	if (err0)
-		return err0;
+	err = evlist_set_margin(el, o);
+	if (err)
+		return err;
 	return build_idmap(el);
 }
 
@@ -743,22 +839,9 @@ static int build_idmap(struct evlist *el)
 	return idmap_build(&el->idmap, ids, nids, el->nev, el->sample_type);
 }
 
-int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
+/* Room for one more set of ids: a streamed file's is fixed (-ENOSPC). */
+static int ids_room(struct evlist *el)
 {
-	int lfd[MAX_EVENTS], fds = 0, r = -1, sb = -1, tr = -1, n, err;
-	struct efd *v;
-
-	for (int i = 0; i < el->nrings; i++)
-		if (el->rings[i].cpu == cpu)
-			r = i;
-	for (int i = 0; i < el->nsb_rings; i++)
-		if (el->sb_rings[i].cpu == cpu)
-			sb = i;
-	for (int i = 0; i < el->ntrig_rings; i++)
-		if (el->trig_rings[i].cpu == cpu)
-			tr = i;
-	if (!el->per_cpu || r < 0)
-		return 0;
 	/*
 	 * A streamed file's data starts after the ids' room, fixed when the
 	 * file was opened: no more ids than that.  The flight recorder lays
@@ -771,7 +854,7 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 
 		if (ev->nr_ids < ev->ids_room)
 			continue;
-		if (!o->overwrite)
+		if (!el->o->overwrite)
 			return -ENOSPC;		/* no room left in the header */
 		ids = realloc(ev->ids, 2 * ev->ids_room * sizeof(u64));
 		if (!ids)
@@ -779,48 +862,53 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 		ev->ids = ids;
 		ev->ids_room *= 2;
 	}
+	return 0;
+}
+
+/* The index of cpu's buffer among n rings, -1: none. */
+static int cpu_ring(const struct ring *rings, int n, int cpu)
+{
+	for (int i = 0; i < n; i++)
+		if (rings[i].cpu == cpu)
+			return i;
+	return -1;
+}
+
+int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
+{
+	int out[NR_ROLES] = {
+		[EV_SAMPLE] = cpu_ring(el->rings, el->nrings, cpu), [EV_TRACKING] = -1,
+		[EV_SIDEBAND] = cpu_ring(el->sb_rings, el->nsb_rings, cpu),
+		[EV_TRIGGER] = cpu_ring(el->trig_rings, el->ntrig_rings, cpu),
+	};
+	int first = el->nfds, err, err2;
+	char msg[512];
+	struct efd *v;
+
+	if (!el->per_cpu || out[EV_SAMPLE] < 0)
+		return 0;
+	/* every buffer of the CPU is there: the fds join them, none is mapped */
+	if ((evlist_has_role(el, EV_SIDEBAND) && out[EV_SIDEBAND] < 0) ||
+	    (evlist_has_role(el, EV_TRIGGER) && out[EV_TRIGGER] < 0))
+		return -EINVAL;
+	err = ids_room(el);
+	if (err)
+		return err;
 	v = realloc(el->fds, (el->nfds + el->nev) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	el->fds = v;
-	for (int e = 0; e < el->nev; e++) {
-		struct pf_event *ev = &el->evs[e];
-		int ld = events_leader(el->evs, e), out, fd;
-		bool is_sb = e == el->sb_ev;
-		bool is_tr = e >= el->trig_first && e < el->trig_first + el->trig_nr;
-		char msg[400];
-		u64 id;
-
-		fd = sys_perf_event_open(&ev->attr, -1, cpu, ld >= 0 ? lfd[ld] : -1);
-		lfd[e] = fd;
-		if (fd < 0)
-			return -errno;
-		err = events_apply_filter(fd, ev, msg, sizeof(msg));
-		out = is_sb ? (sb >= 0 ? el->sb_rings[sb].fd : -1) :
-		      is_tr ? (tr >= 0 ? el->trig_rings[tr].fd : -1) : el->rings[r].fd;
-		if (!err && (out < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out)))
-			err = -errno ?: -EINVAL;
-		if (!err && ioctl(fd, PERF_EVENT_IOC_ID, &id))
-			err = -errno;
-		if (err) {
-			close(fd);
-			return err;
-		}
-		el->fds[el->nfds++] = (struct efd){
-			.fd = fd, .ev = e, .cpu = cpu, .id = id, .sb = is_sb, .trig = is_tr,
-			.ring = is_sb ? sb : is_tr ? tr : r,
-		};
-		ev->ids[ev->nr_ids++] = id;
-		fds++;
-	}
-	err = build_idmap(el);
-	if (err)
-		return err;
-	/* the new events start now if the rest run, the tracking one always */
-	for (n = el->nfds - fds; n < el->nfds; n++)
-		if (el->enabled || is_track(el, &el->fds[n]))
+	err = open_target(el, cpu, -1, out, msg, sizeof(msg));
+	if (err && o->verbose)
+		fprintf(stderr, "perf-ring record: cpu %d: %s\n", cpu, msg);
+	err2 = build_idmap(el);
+	if (err || err2)
+		return err ?: err2;
+	/* the new events start now if the rest run, the always-on ones always */
+	for (int n = first; n < el->nfds; n++)
+		if (el->enabled || role_always_on(el->fds[n].role))
 			ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
-	return fds;
+	return el->nfds - first;
 }
 
 bool evlist_wants_tracking(const struct record_opts *o)
@@ -828,15 +916,10 @@ bool evlist_wants_tracking(const struct record_opts *o)
 	return o->delay_ms || o->control;
 }
 
-static bool is_track(const struct evlist *el, const struct efd *f)
-{
-	return el->track_own && f->ev == el->track_ev;
-}
-
 void evlist_enable(struct evlist *el, bool on)
 {
 	for (int i = 0; i < el->nfds; i++)
-		if (!is_track(el, &el->fds[i]))
+		if (!role_always_on(el->fds[i].role))
 			ioctl(el->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	el->enabled = on;
 }
@@ -844,7 +927,7 @@ void evlist_enable(struct evlist *el, bool on)
 void evlist_track(struct evlist *el)
 {
 	for (int i = 0; i < el->nfds; i++)
-		if (is_track(el, &el->fds[i]))
+		if (role_always_on(el->fds[i].role))
 			ioctl(el->fds[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 }
 
@@ -852,7 +935,7 @@ void evlist_stop(struct evlist *el)
 {
 	evlist_enable(el, false);
 	for (int i = 0; i < el->nfds; i++)
-		if (is_track(el, &el->fds[i]))
+		if (role_always_on(el->fds[i].role))
 			ioctl(el->fds[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 

@@ -19,20 +19,31 @@
 struct efd {
 	int fd;
 	int ev;			/* index in evs */
-	int ring;		/* index in rings */
+	int ring;		/* index in the role's buffers (evlist_bufs()) */
 	int cpu;
 	u64 id;
-	bool sb;		/* the side-band event's: ring indexes sb_rings */
-	bool trig;		/* a trigger event's: ring indexes trig_rings */
+	enum ev_role role;	/* its event's */
 };
 
-/* Does the fd write into the recorded buffers (rings)? */
+/* Does the event write into the recorded buffers (rings)? */
+static inline bool role_recorded(enum ev_role r)
+{
+	return r == EV_SAMPLE || r == EV_TRACKING;
+}
+
+/* Is it on from the start to the end, whatever -D, enable and disable do? */
+static inline bool role_always_on(enum ev_role r)
+{
+	return r == EV_TRACKING || r == EV_SIDEBAND;
+}
+
 static inline bool efd_recorded(const struct efd *f)
 {
-	return !f->sb && !f->trig;
+	return role_recorded(f->role);
 }
 
 struct evlist {
+	const struct record_opts *o;	/* evlist_config()'s */
 	struct pf_event *evs;
 	int nev;
 	int cpus[MAX_CPUS], ncpu;
@@ -45,31 +56,22 @@ struct evlist {
 	int nrings;
 	struct pollfd *pfd;	/* one per ring, and a spare slot at the end */
 	/*
-	 * Flight recorder: the side-band event (the last one, a dummy) that
-	 * carries COMM, MMAP2, FORK and EXIT into small forward buffers of
-	 * their own, so that overwriting never takes them (sideband.h).
+	 * The events' roles (events.h: enum ev_role) choose their buffers:
+	 * recorded ones the rings; the flight recorder's side-band dummy,
+	 * which carries COMM, MMAP2, FORK and EXIT, small forward buffers of
+	 * its own, so that overwriting never takes them (sideband.h); the
+	 * --switch-output-event ones forward buffers that the trigger reads
+	 * (trigger.h).  The tracking event (tracks: the side-band one, or a
+	 * dummy added for -D and --control, else the first) asks for the
+	 * side-band records; a dummy or side-band one is on from the start
+	 * (the command's exec for a command) to the end, whatever -D,
+	 * "enable" and "disable" do to the others: samples taken later need
+	 * what happened before.
 	 */
-	int sb_ev;		/* its index in evs, -1: none */
-	/*
-	 * The tracking event: the one that asks for COMM, MMAP2, FORK, EXIT
-	 * (the side-band event, or a dummy added for -D and --control, else
-	 * the first).  A dummy or side-band one is on from the start (the
-	 * command's exec for a command) to the end, whatever -D, "enable"
-	 * and "disable" do to the others: samples taken later need what
-	 * happened before.
-	 */
-	int track_ev;
-	bool track_own;		/* it is a dummy of its own, not a recorded event */
 	bool enabled;		/* the recorded events are on (evlist_enable()) */
-	struct ring *sb_rings;	/* one per CPU */
+	struct ring *sb_rings;	/* EV_SIDEBAND: one per CPU */
 	int nsb_rings;
-	/*
-	 * --switch-output-event: evs[trig_first .. trig_first + trig_nr - 1]
-	 * write into forward buffers of their own, which the trigger reads
-	 * (trigger.h); they are not recorded.
-	 */
-	int trig_first, trig_nr;
-	struct ring *trig_rings;	/* one per CPU */
+	struct ring *trig_rings;	/* EV_TRIGGER: one per CPU */
 	int ntrig_rings;
 	u64 sample_type;	/* shared by every event, RAW aside */
 	bool lost_fmt;		/* PERF_FORMAT_LOST: the kernel's lost counts */
@@ -82,6 +84,10 @@ struct evlist {
 };
 
 #define SB_RING_BYTES (64u << 10)
+/* The tracking event (the one with tracks set). */
+const struct pf_event *evlist_tracker(const struct evlist *el);
+/* Does any event have role r? */
+bool evlist_has_role(const struct evlist *el, enum ev_role r);
 #define TRIG_RING_BYTES (16u << 10)
 
 /*
@@ -114,8 +120,8 @@ u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
  */
 int evlist_open(struct evlist *el, const struct record_opts *o);
 /*
- * Enable or disable the recorded events; a tracking event of its own
- * (track_own) is left as it is.
+ * Enable or disable the recorded events; one that is always on
+ * (role_always_on()) is left as it is.
  */
 void evlist_enable(struct evlist *el, bool on);
 /* The tracking event of its own on: once, at the start, for -a, -C, -p, -t. */

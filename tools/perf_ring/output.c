@@ -141,7 +141,7 @@ static void out_on_map(void *ctx, const char *rec)
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.type == PERF_RECORD_MMAP2 && (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
-	    !f->el->evs[f->el->track_ev].attr.build_id) {
+	    !evlist_tracker(f->el)->attr.build_id) {
 		h.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memcpy((char *)rec, &h, sizeof(h));
 	}

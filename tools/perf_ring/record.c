@@ -139,7 +139,7 @@ static void buildid_method(const struct evlist *el)
 		el->bid_leak == -EOPNOTSUPP ? "the kernel has no attr.build_id (before 5.12)" :
 		el->bid_leak < 0 ? "the MMAP2 build-id probe could not tell" : NULL;
 
-	if (!why && el->evs[el->track_ev].attr.build_id)
+	if (!why && evlist_tracker(el)->attr.build_id)
 		fprintf(stderr, "perf-ring record: build-ids: from the kernel's MMAP2 records "
 			"(attr.build_id: the kernel flags only the records of the events that ask)\n");
 	else

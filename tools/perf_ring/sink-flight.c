@@ -61,7 +61,7 @@ static struct snap_events flight_events(const struct evlist *el)
 	};
 
 	for (int e = 0; e < el->nev; e++) {
-		if (e == el->sb_ev || (e >= el->trig_first && e < el->trig_first + el->trig_nr))
+		if (!role_recorded(el->evs[e].role))
 			continue;	/* not in these buffers */
 		if (snap_ev_exact(&el->evs[e]))
 			ev.have_exact = true;
