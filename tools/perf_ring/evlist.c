@@ -190,7 +190,7 @@ static void open_denied_msg(const struct pf_event *ev, int err, pid_t pid,
 #endif
 
 /* -g and --call-graph as perf's evsel__config_callchain() sets them. */
-static void config_callchain(struct perf_event_attr *a, const struct record_opts *o)
+static void config_callchain(struct perf_event_attr *a, const struct evlist_opts *o)
 {
 	if (!o->callgraph)
 		return;
@@ -214,7 +214,7 @@ static void config_callchain(struct perf_event_attr *a, const struct record_opts
 }
 
 /* perf record's attribute options, on the recorded events */
-static void config_options(struct perf_event_attr *a, const struct record_opts *o)
+static void config_options(struct perf_event_attr *a, const struct evlist_opts *o)
 {
 	if (o->regs_intr) {
 		a->sample_type |= PERF_SAMPLE_REGS_INTR;
@@ -247,7 +247,7 @@ static void config_options(struct perf_event_attr *a, const struct record_opts *
 }
 
 /* ... and on the tracking event, which carries the side-band */
-static void config_tracking(struct perf_event_attr *a, const struct record_opts *o, bool track)
+static void config_tracking(struct perf_event_attr *a, const struct evlist_opts *o, bool track)
 {
 	if (o->clockid_set) {
 		a->use_clockid = 1;
@@ -269,12 +269,12 @@ static void config_tracking(struct perf_event_attr *a, const struct record_opts 
  * dummy added last (record.c) is the flight recorder's side-band event or
  * the tracking dummy; the tracking event is that dummy, else the first.
  */
-static void config_roles(struct evlist *el, const struct record_opts *o)
+static void config_roles(struct evlist *el, const struct evlist_opts *o)
 {
-	bool own = o->overwrite || evlist_wants_tracking(o);
+	bool own = o->overwrite || o->tracking;
 
 	for (int i = 0; i < el->nev; i++) {
-		bool trig = i >= o->switch_ev_first && i < o->switch_ev_first + o->switch_ev_nr;
+		bool trig = i >= o->trig_first && i < o->trig_first + o->trig_nr;
 
 		el->evs[i].role = trig ? EV_TRIGGER : EV_SAMPLE;
 		el->evs[i].tracks = false;
@@ -302,7 +302,7 @@ bool evlist_has_role(const struct evlist *el, enum ev_role r)
 
 /* Sampling, and when the event starts and whether children inherit it */
 static void config_sample(const struct evlist *el, struct pf_event *ev,
-			  const struct record_opts *o)
+			  const struct evlist_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
 	bool tp = a->type == PERF_TYPE_TRACEPOINT;
@@ -326,7 +326,7 @@ static void config_sample(const struct evlist *el, struct pf_event *ev,
 	 */
 	if (o->wl_target) {
 		a->inherit = 1;
-		a->enable_on_exec = !o->delay_ms || role_always_on(ev->role);
+		a->enable_on_exec = !o->delay || role_always_on(ev->role);
 	} else if (o->npids) {
 		a->inherit = 1;
 	}
@@ -336,7 +336,7 @@ static void config_sample(const struct evlist *el, struct pf_event *ev,
 
 /* What the kernel counts of its drops, and when it wakes the reader */
 static void config_wakeup(const struct evlist *el, struct pf_event *ev,
-			  const struct record_opts *o)
+			  const struct evlist_opts *o)
 {
 	struct perf_event_attr *a = &ev->attr;
 
@@ -369,7 +369,7 @@ static void config_wakeup(const struct evlist *el, struct pf_event *ev,
 
 /* The tracking event's side-band records */
 static void config_tracker(struct evlist *el, struct perf_event_attr *a,
-			   const struct record_opts *o)
+			   const struct evlist_opts *o)
 {
 	a->mmap = 1;
 	a->mmap2 = 1;
@@ -390,9 +390,10 @@ static void config_tracker(struct evlist *el, struct perf_event_attr *a,
 		a->mmap_data = 1;
 }
 
-void evlist_config(struct evlist *el, const struct record_opts *o)
+void evlist_config(struct evlist *el, const struct evlist_opts *o)
 {
-	el->o = o;
+	el->o = *o;
+	o = &el->o;
 	el->sample_type = PERF_SAMPLE_ID | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	/*
@@ -467,8 +468,10 @@ static int list_tids(pid_t pid, pid_t **v, int *n)
 	return 0;
 }
 
-int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid)
+int evlist_targets(struct evlist *el, pid_t pid)
 {
+	const struct evlist_opts *o = &el->o;
+
 	for (int c = 0; c < MAX_CPUS; c++)
 		if (o->cpu_mask[c])
 			el->cpus[el->ncpu++] = c;
@@ -527,7 +530,7 @@ static struct bufset role_bufs(struct evlist *el, enum ev_role r)
 		return (struct bufset){ el->trig_rings, &el->ntrig_rings, TRIG_RING_BYTES, false,
 					"the", "--switch-output-event ", false };
 	default:
-		return (struct bufset){ el->rings, &el->nrings, el->o->mmap_bytes, el->o->overwrite,
+		return (struct bufset){ el->rings, &el->nrings, el->o.mmap_bytes, el->o.overwrite,
 					"a", "", true };
 	}
 }
@@ -611,7 +614,7 @@ static u32 lbr_depth(void)
  * the kernel refuses to change perf_event_max_stack and
  * perf_event_max_contexts_per_stack while call-chain events exist.
  */
-static int evlist_set_margin(struct evlist *el, const struct record_opts *o)
+static int evlist_set_margin(struct evlist *el, const struct evlist_opts *o)
 {
 	struct recsize_limits l;
 	u64 margin;
@@ -656,7 +659,7 @@ static bool open_fallback(struct evlist *el, struct pf_event *ev, int err, char 
 		el->lost_fmt = false;
 		for (int k = 0; k < el->nev; k++)
 			el->evs[k].attr.read_format &= ~PERF_FORMAT_LOST;
-		if (el->o->verbose)
+		if (el->o.verbose)
 			snprintf(msg, len, "the kernel has no PERF_FORMAT_LOST (before 6.0): "
 				 "lost records are counted from the LOST records");
 		return true;
@@ -674,7 +677,7 @@ static bool open_fallback(struct evlist *el, struct pf_event *ev, int err, char 
 		return true;
 	}
 	if (user_only_fallback(ev, err)) {
-		if (!el->o->quiet)
+		if (!el->o.quiet)
 			snprintf(msg, len, "perf_event_paranoid is %d: recording %.100s in user space only",
 				 paranoid_level(), ev->name);
 		return true;
@@ -765,7 +768,7 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 }
 
 /* The tables evlist_open() fills, and the room for the ids. */
-static int open_alloc(struct evlist *el, const struct record_opts *o)
+static int open_alloc(struct evlist *el, const struct evlist_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev, err;
 	int nbufs = el->ncpu;
@@ -800,8 +803,9 @@ static int open_alloc(struct evlist *el, const struct record_opts *o)
 	return 0;
 }
 
-int evlist_open(struct evlist *el, const struct record_opts *o)
+int evlist_open(struct evlist *el)
 {
+	const struct evlist_opts *o = &el->o;
 	char msg[512];
 	int err;
 
@@ -854,7 +858,7 @@ static int ids_room(struct evlist *el)
 
 		if (ev->nr_ids < ev->ids_room)
 			continue;
-		if (!el->o->overwrite)
+		if (!el->o.overwrite)
 			return -ENOSPC;		/* no room left in the header */
 		ids = realloc(ev->ids, 2 * ev->ids_room * sizeof(u64));
 		if (!ids)
@@ -874,7 +878,7 @@ static int cpu_ring(const struct ring *rings, int n, int cpu)
 	return -1;
 }
 
-int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
+int evlist_reopen_cpu(struct evlist *el, int cpu)
 {
 	int out[NR_ROLES] = {
 		[EV_SAMPLE] = cpu_ring(el->rings, el->nrings, cpu), [EV_TRACKING] = -1,
@@ -899,7 +903,7 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 		return -ENOMEM;
 	el->fds = v;
 	err = open_target(el, cpu, -1, out, msg, sizeof(msg));
-	if (err && o->verbose)
+	if (err && el->o.verbose)
 		fprintf(stderr, "perf-ring record: cpu %d: %s\n", cpu, msg);
 	err2 = build_idmap(el);
 	if (err || err2)
@@ -909,11 +913,6 @@ int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu)
 		if (el->enabled || role_always_on(el->fds[n].role))
 			ioctl(el->fds[n].fd, PERF_EVENT_IOC_ENABLE, 0);
 	return el->nfds - first;
-}
-
-bool evlist_wants_tracking(const struct record_opts *o)
-{
-	return o->delay_ms || o->control;
 }
 
 void evlist_enable(struct evlist *el, bool on)

@@ -16,6 +16,46 @@
 #include "recsize.h"
 #include "ring.h"
 
+/*
+ * What the events need of perf record's options: record.c builds it once
+ * from struct record_opts (cmdline.h), and evlist.c reads nothing else.
+ */
+struct evlist_opts {
+	/* sampling: -c, -F, -d -P -W -R ..., -g, -I, --user-regs, -k */
+	u64 period, freq;
+	u64 sample_add;
+	int callgraph;		/* enum record_callgraph */
+	u32 stack_dump;
+	bool user_callchains, kernel_callchains;
+	u64 regs_intr, regs_user;
+	int clockid;
+	bool clockid_set;
+	bool no_samples, inherit_stat, no_buffering, all_kernel, all_user;
+	/* the side-band records the tracking event asks for */
+	bool switch_events, namespaces, all_cgroups, no_bpf_event, no_buildid;
+	/*
+	 * Roles: the dummy record.c adds last is the side-band event with
+	 * --overwrite, else the tracking dummy (-D, --control: tracking);
+	 * evs[trig_first .. trig_first + trig_nr - 1] are the triggers.
+	 */
+	bool overwrite, tracking;
+	int trig_first, trig_nr;
+	/* whose events: the CPUs, -a, -p/-t, or the command */
+	const bool *cpu_mask;	/* MAX_CPUS */
+	bool system_wide;
+	const pid_t *pids;
+	int npids;
+	bool tids;		/* pids are -t threads */
+	bool wl_target;		/* the command: its events start at its exec */
+	bool delay;		/* -D: ... unless held back */
+	bool no_inherit;
+	const char *cgroup;	/* -G */
+	/* buffers */
+	u64 mmap_bytes, mmap_flush;
+	int synth_threads;	/* for the limits at scale (memlimit.h) */
+	bool verbose, quiet;
+};
+
 struct efd {
 	int fd;
 	int ev;			/* index in evs */
@@ -43,7 +83,7 @@ static inline bool efd_recorded(const struct efd *f)
 }
 
 struct evlist {
-	const struct record_opts *o;	/* evlist_config()'s */
+	struct evlist_opts o;	/* evlist_config()'s */
 	struct pf_event *evs;
 	int nev;
 	int cpus[MAX_CPUS], ncpu;
@@ -91,23 +131,17 @@ bool evlist_has_role(const struct evlist *el, enum ev_role r);
 #define TRIG_RING_BYTES (16u << 10)
 
 /*
- * A tracking dummy of its own for streaming: -D and --control turn the
- * recorded events off for a while, and what happens meanwhile (an exec,
- * an mmap) must still be recorded, as perf record's tracking dummy does.
- */
-bool evlist_wants_tracking(const struct record_opts *o);
-/*
  * Attributes for the options: sampling, read format, buffer direction.
  * With --overwrite the last event must be a dummy: it becomes the
  * side-band event.
  */
-void evlist_config(struct evlist *el, const struct record_opts *o);
+void evlist_config(struct evlist *el, const struct evlist_opts *o);
 /*
  * Whose events to open: the command's (pid), -p's or -t's threads, or
  * every task on the CPUs (-a, -C).  -ESRCH (with the message kept, fail.h)
  * when a -p process or -t thread does not exist.
  */
-int evlist_targets(struct evlist *el, const struct record_opts *o, pid_t pid);
+int evlist_targets(struct evlist *el, pid_t pid);
 /*
  * The largest record the recorded events (not the side-band or trigger
  * ones) can write, with the kernel's limits l.
@@ -118,7 +152,7 @@ u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
  * snapshot margin from the largest record (-EINVAL when an --overwrite
  * buffer is too small for it).
  */
-int evlist_open(struct evlist *el, const struct record_opts *o);
+int evlist_open(struct evlist *el);
 /*
  * Enable or disable the recorded events; one that is always on
  * (role_always_on()) is left as it is.
@@ -142,7 +176,7 @@ bool evlist_tasks_gone(const struct evlist *el);
  * -ENOSPC when a streamed file has no room left for more ids (3 more per
  * CPU on average; the flight recorder's snapshots have no such limit).
  */
-int evlist_reopen_cpu(struct evlist *el, const struct record_opts *o, int cpu);
+int evlist_reopen_cpu(struct evlist *el, int cpu);
 /*
  * The records the kernel dropped in ring i, summed over its events'
  * PERF_FORMAT_LOST counts; *first is the ring's first event.

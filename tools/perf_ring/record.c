@@ -246,7 +246,7 @@ static void reopen_back(const struct record_opts *o, struct evlist *el, struct h
 	int cpu, n;
 
 	while ((cpu = hotplug_next_back(hp)) >= 0) {
-		n = evlist_reopen_cpu(el, o, cpu);
+		n = evlist_reopen_cpu(el, cpu);
 		if (n < 0) {
 			hotplug_reopen_failed(hp, cpu, n);
 			fprintf(stderr, "perf-ring record: warning: cpu %d: opening its events again "
@@ -347,9 +347,42 @@ static int exit_by_signal(int sig)
 	return 128 + sig;
 }
 
+/* What the events need of the options (evlist.h), built once. */
+static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
+{
+	*eo = (struct evlist_opts){
+		.period = o->period, .freq = o->freq, .sample_add = o->sample_add,
+		.callgraph = o->callgraph, .stack_dump = o->stack_dump,
+		.user_callchains = o->user_callchains, .kernel_callchains = o->kernel_callchains,
+		.regs_intr = o->regs_intr, .regs_user = o->regs_user,
+		.clockid = o->clockid, .clockid_set = o->clockid_set,
+		.no_samples = o->no_samples, .inherit_stat = o->inherit_stat,
+		.no_buffering = o->no_buffering, .all_kernel = o->all_kernel,
+		.all_user = o->all_user, .switch_events = o->switch_events,
+		.namespaces = o->namespaces, .all_cgroups = o->all_cgroups,
+		.no_bpf_event = o->no_bpf_event, .no_buildid = o->no_buildid,
+		.overwrite = o->overwrite,
+		/*
+		 * A tracking dummy of its own for streaming: -D and --control
+		 * turn the recorded events off for a while, and what happens
+		 * meanwhile (an exec, an mmap) must still be recorded, as perf
+		 * record's tracking dummy does.
+		 */
+		.tracking = o->delay_ms || o->control,
+		.trig_first = o->switch_ev_first, .trig_nr = o->switch_ev_nr,
+		.cpu_mask = o->cpu_mask, .system_wide = o->system_wide,
+		.pids = o->pids, .npids = o->npids, .tids = o->tids,
+		.wl_target = o->wl_target, .delay = o->delay_ms != 0,
+		.no_inherit = o->no_inherit, .cgroup = o->cgroup,
+		.mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
+		.synth_threads = o->synth_threads, .verbose = o->verbose, .quiet = o->quiet,
+	};
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
+	struct evlist_opts eo;
 	struct evlist el = { 0 };
 	struct workload wl = { .pid = -1 };
 	struct out_file out;
@@ -368,13 +401,14 @@ int cmd_record(int argc, char **argv)
 		return 0;
 	if (synth_parse_env())
 		return 1;
+	evlist_opts_of(&o, &eo);
 	/* the flight recorder's side-band event, or the tracking dummy (evlist.h) */
-	if ((o.overwrite || evlist_wants_tracking(&o)) && o.events.nr == MAX_EVENTS) {
+	if ((o.overwrite || eo.tracking) && o.events.nr == MAX_EVENTS) {
 		fprintf(stderr, "perf-ring record: %s: at most %d events\n",
 			o.overwrite ? "--overwrite" : o.delay_ms ? "-D" : "--control", MAX_EVENTS - 1);
 		return 1;
 	}
-	if (o.overwrite || evlist_wants_tracking(&o)) {
+	if (o.overwrite || eo.tracking) {
 		char msg[256];
 
 		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
@@ -384,7 +418,7 @@ int cmd_record(int argc, char **argv)
 	}
 	el.evs = o.events.ev;
 	el.nev = o.events.nr;
-	evlist_config(&el, &o);
+	evlist_config(&el, &eo);
 	hp = (struct hotplug){
 		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
 		.uevent_fd = -1,
@@ -405,9 +439,9 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	inject_faults(FAULTS_START);
-	err = evlist_targets(&el, &o, wl.pid);
+	err = evlist_targets(&el, wl.pid);
 	if (!err)
-		err = evlist_open(&el, &o);
+		err = evlist_open(&el);
 	if (err)
 		goto out_early;
 	if (o.verbose && !o.no_buildid)

@@ -147,6 +147,7 @@ static int config(const char *cg, bool user, bool kernel, struct perf_event_attr
 	static struct pf_event ev[2];
 	struct evlist el;
 	struct record_opts o;
+	struct evlist_opts eo;
 	char err[256];
 
 	memset(&el, 0, sizeof(el));
@@ -160,9 +161,11 @@ static int config(const char *cg, bool user, bool kernel, struct perf_event_attr
 	o.mmap_bytes = 512 << 10;
 	if (cg && callgraph_parse(cg, &o, err, sizeof(err)))
 		return -1;
-	o.user_callchains = user;
-	o.kernel_callchains = kernel;
-	evlist_config(&el, &o);
+	eo = (struct evlist_opts){
+		.mmap_bytes = o.mmap_bytes, .callgraph = o.callgraph, .stack_dump = o.stack_dump,
+		.user_callchains = user, .kernel_callchains = kernel, .cpu_mask = o.cpu_mask,
+	};
+	evlist_config(&el, &eo);
 	*out = ev[0].attr;
 	return 0;
 }
