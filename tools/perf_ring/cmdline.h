@@ -21,6 +21,7 @@ struct record_opts {
 	int npids;
 	bool tids;		/* pids are -t threads, not -p processes */
 	bool no_inherit;	/* --no-inherit */
+	bool per_thread;	/* --per-thread: a buffer per thread, not per CPU */
 	long delay_ms;		/* -D: enable this long after the command starts; -1: never */
 	int level;		/* zstd level, 0 = off */
 	int aio;		/* io_uring depth, 0 = write(2) */

@@ -330,7 +330,12 @@ static void config_sample(const struct evlist *el, struct pf_event *ev,
 	} else if (o->npids) {
 		a->inherit = 1;
 	}
-	if (o->no_inherit)
+	/*
+	 * --per-thread: the kernel refuses to map an inherited event of a
+	 * task (cpu -1: the children would all write into one buffer), and
+	 * perf record turns inherit off for it too.
+	 */
+	if (o->no_inherit || o->per_thread)
 		a->inherit = 0;
 }
 
@@ -472,10 +477,13 @@ int evlist_targets(struct evlist *el, pid_t pid)
 {
 	const struct evlist_opts *o = &el->o;
 
-	for (int c = 0; c < MAX_CPUS; c++)
+	for (int c = 0; c < MAX_CPUS && !o->per_thread; c++)
 		if (o->cpu_mask[c])
 			el->cpus[el->ncpu++] = c;
+	if (o->per_thread)
+		el->cpus[el->ncpu++] = -1;	/* wherever the thread runs */
 	el->per_cpu = o->system_wide;
+	el->per_thread = o->per_thread;
 	el->id_hdr = synth_id_hdr_size(el->sample_type);
 	if (!o->npids) {
 		el->thr = malloc(sizeof(pid_t));
@@ -771,7 +779,7 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 static int open_alloc(struct evlist *el, const struct evlist_opts *o)
 {
 	int maxfds = el->ncpu * el->nthr * el->nev, err;
-	int nbufs = el->ncpu;
+	int nbufs = el->per_thread ? el->nthr : el->ncpu;
 	struct scale_need sn = {
 		.ncpu = el->ncpu, .nthr = el->nthr, .nev = el->nev, .nsynth = o->synth_threads,
 		.nrings = nbufs, .ring_bytes = o->mmap_bytes,
@@ -813,9 +821,12 @@ int evlist_open(struct evlist *el)
 	if (err)
 		return err;
 	for (int c = 0; c < el->ncpu; c++) {
-		int out[NR_ROLES] = { -1, -1, -1, -1 };
+		int out[NR_ROLES];
 
 		for (int t = 0; t < el->nthr; t++) {
+			/* the buffers: one per CPU, or per thread with --per-thread */
+			if (!t || el->per_thread)
+				memset(out, -1, sizeof(out));
 			err = open_target(el, el->cpus[c], el->thr[t], out, msg, sizeof(msg));
 			if (err)
 				return fail_set(err, "%s", msg);

@@ -49,6 +49,7 @@ struct evlist_opts {
 	bool wl_target;		/* the command: its events start at its exec */
 	bool delay;		/* -D: ... unless held back */
 	bool no_inherit;
+	bool per_thread;	/* a buffer per thread (cpu -1), not per CPU */
 	const char *cgroup;	/* -G */
 	/* buffers */
 	u64 mmap_bytes, mmap_flush;
@@ -90,9 +91,10 @@ struct evlist {
 	pid_t *thr;		/* -1: any task */
 	int nthr;
 	bool per_cpu;		/* -a/-C: the events live in the CPUs' contexts */
+	bool per_thread;	/* --per-thread: cpus is {-1}, the buffers are per thread */
 	struct efd *fds;
 	int nfds;
-	struct ring *rings;	/* one per CPU, in cpus[] order */
+	struct ring *rings;	/* one per CPU, in cpus[] order (--per-thread: per thread) */
 	int nrings;
 	struct pollfd *pfd;	/* one per ring, and a spare slot at the end */
 	/*

@@ -111,8 +111,11 @@ void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, boo
 	}
 	for (int i = 0; i < nrings; i++) {
 		int cpu = rings[i].cpu;
-		struct hp_cpu *st = &hp->cpu[cpu];
+		struct hp_cpu *st;
 
+		if (cpu < 0)
+			continue;	/* --per-thread: a thread's buffer, on any CPU */
+		st = &hp->cpu[cpu];
 		if (!online[cpu] && !st->off) {
 			went_off(hp, st, now);
 			st->on_ns = 0;
@@ -167,11 +170,11 @@ void hotplug_summary(const struct hotplug *hp, const struct ring *rings, int nri
 	for (int i = 0; i < nrings; i++) {
 		char back[64] = " and was still offline at the end", last[80] = "";
 		int cpu = rings[i].cpu;
-		const struct hp_cpu *st = &hp->cpu[cpu];
+		const struct hp_cpu *st = &hp->cpu[cpu < 0 ? 0 : cpu];
 		/* streaming: the newest record read from its buffer */
 		u64 last_time = st->last_time ?: (newest ? newest[i] : 0);
 
-		if (!st->off_ns || (!hp->per_cpu && hp->quiet))
+		if (cpu < 0 || !st->off_ns || (!hp->per_cpu && hp->quiet))
 			continue;
 		if (st->on_ns)
 			snprintf(back, sizeof(back), ", came back at %.1f s", st->on_ns / 1e9);

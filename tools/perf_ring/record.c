@@ -373,7 +373,7 @@ static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
 		.cpu_mask = o->cpu_mask, .system_wide = o->system_wide,
 		.pids = o->pids, .npids = o->npids, .tids = o->tids,
 		.wl_target = o->wl_target, .delay = o->delay_ms != 0,
-		.no_inherit = o->no_inherit, .cgroup = o->cgroup,
+		.no_inherit = o->no_inherit, .per_thread = o->per_thread, .cgroup = o->cgroup,
 		.mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
 		.synth_threads = o->synth_threads, .verbose = o->verbose, .quiet = o->quiet,
 	};

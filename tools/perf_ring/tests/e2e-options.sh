@@ -75,6 +75,69 @@ else
 	nok "-m 3: rounded up to 4 pages" "exit $rc: $(head -3 attr.err)"
 fi
 
+# --per-thread: a buffer per thread (cpu -1, no inherit), beside perf
+# record --per-thread on the same work.  A python3 process whose main
+# thread and three more spin for 3 s: -p records it from the start of both
+# recorders (its threads exist by then) to its exit; a command is recorded
+# without the threads it starts, as perf does (no inherit)
+cat >pt.py <<'PY'
+import threading, time
+def spin(s):
+    t = time.time()
+    while time.time() - t < s:
+        pass
+ts = [threading.Thread(target=spin, args=(3,)) for _ in range(3)]
+for t in ts:
+    t.start()
+spin(3)
+for t in ts:
+    t.join()
+PY
+# the threads with at least 20 samples, by tid
+pt_busy() { perf script -i "$1" -F tid 2>/dev/null | tr -d ' ' | sort | uniq -c | awk '$1 >= 20 { print $2 }' | sort -n | paste -sd, ; }
+pt_reads() { perf report --stats -i "$1" >/dev/null 2>"$1.stats" && ! grep -qiE 'warn|error|fail' "$1.stats"; }
+python3 pt.py &
+py=$!
+for i in $(seq 50); do
+	[ "$(ls /proc/$py/task 2>/dev/null | wc -l)" -ge 4 ] && break
+	sleep 0.1
+done
+rm -f pt.data pt-perf.data
+timeout 30 perf record -q --per-thread -p $py -e cpu-clock -o pt-perf.data 2>pt-perf.err &
+perfpid=$!
+timeout 30 "$PR" record -q -B --per-thread -p $py -e cpu-clock -o pt.data 2>pt.err
+rc=$?
+wait $perfpid
+prc=$?
+wait $py 2>/dev/null
+a=$(pt_busy pt.data) b=$(pt_busy pt-perf.data)
+inh=$(perf evlist -v -i pt.data 2>/dev/null | grep -c 'inherit: 1')
+if [ $rc = 0 ] && [ $prc = 0 ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
+   [ "$(echo "$a" | tr , '\n' | wc -l)" = 4 ] && [ "$inh" = 0 ] && pt_reads pt.data &&
+   pt_reads pt-perf.data; then
+	ok "--per-thread -p PID: the threads $a sampled, as by perf record --per-thread beside it; no inherit; perf reads both files"
+else
+	nok "--per-thread -p PID beside perf record --per-thread" \
+		"exit $rc (perf $prc), threads: perf-ring '$a', perf '$b', inherit set on $inh events" \
+		"$(head -2 pt.err pt-perf.err pt.data.stats 2>/dev/null)"
+fi
+rm -f pt.data pt-perf.data
+timeout 30 perf record -q --per-thread -e cpu-clock -o pt-perf.data -- python3 pt.py 2>pt-perf.err
+prc=$?
+timeout 30 "$PR" record -q -B --per-thread -e cpu-clock -o pt.data -- python3 pt.py 2>pt.err
+rc=$?
+a=$(pt_busy pt.data) b=$(pt_busy pt-perf.data)
+if [ $rc = 0 ] && [ $prc = 0 ] && [ -n "$a" ] && [ "$(echo "$a" | tr , '\n' | wc -l)" = 1 ] &&
+   [ "$(echo "$b" | tr , '\n' | wc -l)" = 1 ] && pt_reads pt.data && pt_reads pt-perf.data; then
+	ok "--per-thread -- CMD: the command's main thread only (no inherit), as perf record --per-thread; perf reads both files"
+else
+	nok "--per-thread -- CMD beside perf record --per-thread" \
+		"exit $rc (perf $prc), threads: perf-ring '$a', perf '$b'" "$(head -2 pt.err pt-perf.err 2>/dev/null)"
+fi
+rm -f pt.data pt-perf.data pt.py
+expect_fail "--per-thread with -a: refused with the reason" 1 "\-\-per-thread with -a or -C" \
+	"$PR" record --per-thread -a -o x.data -- true
+
 # the manual's table against the parser's
 if out=$(PERF_RING="$PR" "$HERE/../../../scripts/perf_ring/record-options.py" \
 		--check "$HERE/../../../Documentation/admin-guide/perf-ring-record.rst" 2>&1); then
