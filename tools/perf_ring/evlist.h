@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The events of a recording and their file descriptors: the attributes,
- * one fd per event, CPU and thread, one buffer per CPU that the CPU's
- * other fds are redirected into (PERF_EVENT_IOC_SET_OUTPUT), the sample
- * ids, and enabling and disabling.  Set up once, before anything runs.
+ * one fd per event, CPU and thread, buffers per CPU (or per thread with
+ * --per-thread) by role that the other fds there are redirected into
+ * (PERF_EVENT_IOC_SET_OUTPUT), the sample ids, and enabling and
+ * disabling.  Set up once, before anything runs.
  */
 #ifndef PERF_RING_EVLIST_H
 #define PERF_RING_EVLIST_H
