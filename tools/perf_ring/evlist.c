@@ -495,12 +495,14 @@ int evlist_targets(struct evlist *el, pid_t pid)
 	}
 	for (int i = 0; i < o->npids; i++) {
 		if (o->tids) {
-			pid_t *v = realloc(el->thr, (el->nthr + 1) * sizeof(*v));
 			char path[64];
+			pid_t *v;
 
 			snprintf(path, sizeof(path), "/proc/%d/stat", o->pids[i]);
 			if (access(path, F_OK))
 				return fail_set(-ESRCH, "-t %d: no such thread", o->pids[i]);
+			/* el->thr stays valid until v replaces it */
+			v = realloc(el->thr, (el->nthr + 1) * sizeof(*v));
 			if (!v)
 				return -ENOMEM;
 			el->thr = v;
