@@ -739,7 +739,7 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 		       char *msg, size_t len)
 {
 	int lfd[MAX_EVENTS];	/* this target's fds, for groups */
-	char at[32];
+	char at[32], why[400];
 
 	if (cpu >= 0)
 		snprintf(at, sizeof(at), "cpu %d", cpu);
@@ -758,9 +758,10 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 			open_failed(ev, -fd, pid, at, msg, len);
 			return fd;
 		}
-		err = events_apply_filter(fd, ev, msg, len);
+		err = events_apply_filter(fd, ev, why, sizeof(why));
 		if (err) {
 			close(fd);
+			snprintf(msg, len, "%s (%s)", why, at);
 			return err;
 		}
 		err = buf_join(el, fd, e, out, cpu, at, msg, len);
