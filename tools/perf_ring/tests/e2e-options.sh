@@ -77,35 +77,48 @@ fi
 
 # --per-thread: a buffer per thread (cpu -1, no inherit), beside perf
 # record --per-thread on the same work.  A python3 process whose main
-# thread and three more spin for 3 s: -p records it from the start of both
-# recorders (its threads exist by then) to its exit; a command is recorded
-# without the threads it starts, as perf does (no inherit)
+# thread and three more spin until a file exists (or for at most SECONDS):
+# -p records it from the start of both recorders (its threads exist by
+# then) to its exit; a command is recorded without the threads it starts,
+# as perf does (no inherit)
 cat >pt.py <<'PY'
-import threading, time
-def spin(s):
+import os, sys, threading, time
+def spin(stop, most):
     t = time.time()
-    while time.time() - t < s:
+    while time.time() - t < most and not os.path.exists(stop):
         pass
-ts = [threading.Thread(target=spin, args=(3,)) for _ in range(3)]
+stop, most = sys.argv[1], float(sys.argv[2])
+ts = [threading.Thread(target=spin, args=(stop, most)) for _ in range(3)]
 for t in ts:
     t.start()
-spin(3)
+spin(stop, most)
 for t in ts:
     t.join()
 PY
 # the threads with at least 20 samples, by tid
 pt_busy() { perf script -i "$1" -F tid 2>/dev/null | tr -d ' ' | sort | uniq -c | awk '$1 >= 20 { print $2 }' | sort -n | paste -sd, ; }
 pt_reads() { perf report --stats -i "$1" >/dev/null 2>"$1.stats" && ! grep -qiE 'warn|error|fail' "$1.stats"; }
-python3 pt.py &
+rm -f pt.stop
+python3 pt.py pt.stop 60 &
 py=$!
-for i in $(seq 50); do
+for i in $(seq 100); do
 	[ "$(ls /proc/$py/task 2>/dev/null | wc -l)" -ge 4 ] && break
 	sleep 0.1
 done
 rm -f pt.data pt-perf.data
-timeout 30 perf record -q --per-thread -p $py -e cpu-clock -o pt-perf.data 2>pt-perf.err &
+timeout 90 perf record -q --per-thread -p $py -e cpu-clock -o pt-perf.data 2>pt-perf.err &
 perfpid=$!
-timeout 30 "$PR" record -q -B --per-thread -p $py -e cpu-clock -o pt.data 2>pt.err
+timeout 90 "$PR" record -q -B --per-thread -p $py -e cpu-clock -o pt.data 2>pt.err &
+prpid=$!
+# once both write samples (perf fails with ESRCH if the process exits
+# while it starts), the process ends, and both recorders with it
+for i in $(seq 300); do
+	[ "$(stat -c %s pt.data 2>/dev/null || echo 0)" -gt 16384 ] &&
+		[ "$(stat -c %s pt-perf.data 2>/dev/null || echo 0)" -gt 16384 ] && break
+	sleep 0.1
+done
+touch pt.stop
+wait $prpid
 rc=$?
 wait $perfpid
 prc=$?
@@ -122,9 +135,9 @@ else
 		"$(head -2 pt.err pt-perf.err pt.data.stats 2>/dev/null)"
 fi
 rm -f pt.data pt-perf.data
-timeout 30 perf record -q --per-thread -e cpu-clock -o pt-perf.data -- python3 pt.py 2>pt-perf.err
+timeout 60 perf record -q --per-thread -e cpu-clock -o pt-perf.data -- python3 pt.py pt.none 1 2>pt-perf.err
 prc=$?
-timeout 30 "$PR" record -q -B --per-thread -e cpu-clock -o pt.data -- python3 pt.py 2>pt.err
+timeout 60 "$PR" record -q -B --per-thread -e cpu-clock -o pt.data -- python3 pt.py pt.none 1 2>pt.err
 rc=$?
 a=$(pt_busy pt.data) b=$(pt_busy pt-perf.data)
 if [ $rc = 0 ] && [ $prc = 0 ] && [ -n "$a" ] && [ "$(echo "$a" | tr , '\n' | wc -l)" = 1 ] &&
@@ -134,7 +147,7 @@ else
 	nok "--per-thread -- CMD beside perf record --per-thread" \
 		"exit $rc (perf $prc), threads: perf-ring '$a', perf '$b'" "$(head -2 pt.err pt-perf.err 2>/dev/null)"
 fi
-rm -f pt.data pt-perf.data pt.py
+rm -f pt.data pt-perf.data pt.py pt.stop
 expect_fail "--per-thread with -a: refused with the reason" 1 "\-\-per-thread with -a or -C" \
 	"$PR" record --per-thread -a -o x.data -- true
 
