@@ -61,7 +61,7 @@ struct evlist_opts {
 struct efd {
 	int fd;
 	int ev;			/* index in evs */
-	int ring;		/* index in the role's buffers (evlist_bufs()) */
+	int ring;		/* index in its role's: rings, sb_rings, trig_rings */
 	int cpu;
 	u64 id;
 	enum ev_role role;	/* its event's */
