@@ -79,8 +79,8 @@ struct writer {
 	u64 raw_bytes, out_bytes, nwrites;
 	u64 retries;			/* writes done again by hand (slot_done()) */
 	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
-	u64 *starts;		/* data offset of every write, in order */
-	size_t nstarts, cap_starts;
+	u64 *cuts;		/* data offsets the data may end at, rising (add_cut()) */
+	size_t ncuts, cap_cuts;
 };
 
 int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o);
@@ -92,7 +92,9 @@ bool writer_failed(struct writer *w);
 /*
  * Write everything queued, close the zstd frame, wait for the I/O, stop the
  * thread.  *data_size is the length of the data section that is known to
- * be on file (up to the first failed write).  Returns the first error.
+ * be on file: after a failed write, up to the last place before it where
+ * the data ends on a whole record, also in the decompressed stream
+ * (writer_boundary_before()).  Returns the first error.
  */
 int writer_finish(struct writer *w, u64 *data_size);
 const char *writer_kind(const struct writer *w);
@@ -114,8 +116,10 @@ void writer_get_stats(const struct writer *w, struct writer_stats *s);
 /* Bytes written to the file so far; any thread, while the writer runs. */
 u64 writer_out_bytes(const struct writer *w);
 /*
- * The largest data size below size that ends on a write boundary (every
- * write holds whole records): where to cut the data to make room.
+ * The largest data size below size at which the data ends on a whole
+ * record, in the file and, compressed, in the decompressed stream (after
+ * a record written outside it, or a flush): where to cut the data to make
+ * room.  Uncompressed, every write starts one.
  */
 u64 writer_boundary_before(const struct writer *w, u64 size);
 void writer_free(struct writer *w);

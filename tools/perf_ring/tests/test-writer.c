@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <liburing.h>
 #include "perfdata.h"
 #include "writer.h"
@@ -217,8 +218,11 @@ static size_t syscall_stream(char *p, size_t pairs, size_t lost_every, size_t *n
 	return pos;
 }
 
-/* Write len bytes of records through a zstd writer; the data section back. */
-static char *write_through(const char *src, size_t len, u64 *size)
+/*
+ * Write len bytes of records through a zstd writer; the data section back
+ * (with a write error only when keep, as far as the writer says it holds).
+ */
+static char *write_kept(const char *src, size_t len, u64 *size, bool keep)
 {
 	struct writer_opts o = { .aio = 0, .level = 1, .chunk_size = 1 << 20, .nchunks = 4 };
 	struct writer w;
@@ -250,7 +254,7 @@ static char *write_through(const char *src, size_t len, u64 *size)
 		}
 		writer_put(&w, c);
 	}
-	if (writer_finish(&w, size)) {
+	if (writer_finish(&w, size) && !keep) {
 		writer_free(&w);
 		close(fd);
 		unlink(path);
@@ -265,6 +269,11 @@ static char *write_through(const char *src, size_t len, u64 *size)
 	close(fd);
 	unlink(path);
 	return back;
+}
+
+static char *write_through(const char *src, size_t len, u64 *size)
+{
+	return write_kept(src, len, size, false);
 }
 
 /*
@@ -321,6 +330,134 @@ static int test_lost_outside(void)
 	      (unsigned long long)psize);
 	ZSTD_freeDCtx(d);
 	free(src); free(plain); free(dec); free(back); free(pback);
+	return 0;
+}
+
+/*
+ * The stream of test_lost_outside() with a FINISHED_ROUND every
+ * round_every pairs, as the stream sink puts one in about every
+ * megabyte read: rarer than the compressor's units, so that writes can
+ * end inside a record of the decompressed stream.
+ */
+static size_t round_stream(char *p, size_t pairs, size_t round_every)
+{
+	size_t nlost, len = syscall_stream(p, pairs, 0, &nlost), pos = 0, out = 0, i = 0;
+	char *tmp = malloc(len);
+
+	if (!tmp)
+		return 0;
+	memcpy(tmp, p, len);
+	while (pos < len) {
+		struct perf_event_header h;
+
+		memcpy(&h, tmp + pos, sizeof(h));
+		memcpy(p + out, tmp + pos, h.size);
+		out += h.size;
+		pos += h.size;
+		if (h.size == 88 && ++i % round_every == 0) {
+			struct perf_event_header r = { .type = PF_RECORD_FINISHED_ROUND, .size = 8 };
+
+			memcpy(p + out, &r, sizeof(r));
+			out += sizeof(r);
+		}
+	}
+	free(tmp);
+	return out;
+}
+
+/*
+ * Decode a data section as perf does: COMPRESSED payloads through one
+ * zstd stream, the records outside it as they are.  The bytes decoded,
+ * or -1 when the data is not whole records.
+ */
+static long decode_data(const char *p, u64 size, char *dec, size_t cap)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	size_t dl = 0, at = 0;	/* at: where the last whole record ends */
+
+	for (const char *q = p; q < p + size;) {
+		struct perf_event_header h;
+
+		memcpy(&h, q, sizeof(h));
+		if (h.size < sizeof(h) || q + h.size > p + size)
+			goto bad;
+		if (h.type == PF_RECORD_COMPRESSED) {
+			ZSTD_inBuffer in = { q + 8, h.size - 8, 0 };
+			ZSTD_outBuffer ob = { dec + dl, cap - dl, 0 };
+
+			while (in.pos < in.size)
+				if (ZSTD_isError(ZSTD_decompressStream(d, &ob, &in)))
+					goto bad;
+			dl += ob.pos;
+		} else {
+			if (at != dl)
+				goto bad;	/* a raw record inside a decoded one */
+			memcpy(dec + dl, q, h.size);
+			dl += h.size;
+		}
+		q += h.size;
+		while (at + sizeof(h) <= dl) {
+			memcpy(&h, dec + at, sizeof(h));
+			if (h.size < sizeof(h) || at + h.size > dl)
+				break;
+			at += h.size;
+		}
+	}
+	ZSTD_freeDCtx(d);
+	return at == dl ? (long)dl : -1;
+bad:
+	ZSTD_freeDCtx(d);
+	return -1;
+}
+
+/*
+ * The disk fills while compressing (ENOSPC; here the file size limit,
+ * whose EFBIG the writer takes the same way): the data size it reports
+ * must end where perf can stop reading, on a whole record of the
+ * decompressed stream, and hold the records in order up to there.  A
+ * write ends inside a record when a unit was compressed after the last
+ * FINISHED_ROUND of its chunk: perf-ring report then says "bytes of a
+ * partial record at the end of the compressed data".  The limit is moved
+ * over the whole file, so that it falls after writes of either kind.
+ */
+static int test_full_disk_zstd(void)
+{
+	size_t pairs = 40000, cap = pairs * 224 + 4096;
+	char *src = malloc(cap), *dec = malloc(cap + 4096), *back;
+	struct rlimit old;
+	size_t len;
+	u64 full, size;
+	int cut_inside = 0;
+
+	CHECK(src && dec, "alloc");
+	len = round_stream(src, pairs, 6000);	/* a round every 1.3 MB */
+	back = write_through(src, len, &full);
+	CHECK(back && full, "write the whole stream");
+	free(back);
+	CHECK(!getrlimit(RLIMIT_FSIZE, &old), "getrlimit");
+	signal(SIGXFSZ, SIG_IGN);
+	for (int i = 1; i < 24; i++) {
+		struct rlimit lim = { full * i / 24, old.rlim_max };
+		long dl;
+
+		CHECK(!setrlimit(RLIMIT_FSIZE, &lim), "setrlimit");
+		back = write_kept(src, len, &size, true);
+		setrlimit(RLIMIT_FSIZE, &old);
+		CHECK(back, "a write that stops at %llu bytes", (unsigned long long)lim.rlim_cur);
+		CHECK(size <= lim.rlim_cur, "data size %llu beyond the limit %llu",
+		      (unsigned long long)size, (unsigned long long)lim.rlim_cur);
+		dl = decode_data(back, size, dec, cap + 4096);
+		cut_inside += dl < 0;
+		CHECK(dl >= 0, "limit %llu: the %llu bytes kept end inside a record",
+		      (unsigned long long)lim.rlim_cur, (unsigned long long)size);
+		CHECK((size_t)dl <= len && !memcmp(dec, src, dl), "limit %llu: the records differ",
+		      (unsigned long long)lim.rlim_cur);
+		free(back);
+	}
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK(!cut_inside, "cut inside a record");
+	free(src);
+	free(dec);
 	return 0;
 }
 
@@ -436,6 +573,7 @@ int main(void)
 	tap_run("write(2) with zstd level 3", test_write_zstd);
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
 	tap_run("a failed write is reported with the data size before it", test_failure);
+	tap_run("zstd, the disk full: the data kept ends on a whole record", test_full_disk_zstd);
 	tap_run("a start that fails at its thread gives back its buffers and io_uring",
 		test_start_fails);
 	tap_run("a thread start that leaves every signal blocked (glibc's failed restore): the mask is set back",
