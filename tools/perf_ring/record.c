@@ -17,7 +17,9 @@
  *   synth.c        records for what existed before (threads, maps)
  *   synth-iter.c   the same from a BPF task iterator
  *   bpfsyms.c      records for the BPF programs loaded before
- *   output.c       the current perf.data file, through the writer
+ *   output.c       the current output file, through the writer
+ *   out-file.c     its format: the seekable perf.data (out-format.h)
+ *   out-pipe.c     its format: perf's pipe format on standard output
  *   writer.c       the writer thread: compression, io_uring or write(2)
  *   compress.c     zstd, as perf's COMPRESSED records hold it
  *   perfdata.c     the perf.data format: header, attributes, features
