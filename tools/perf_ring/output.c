@@ -26,7 +26,8 @@ struct out_file {
 	bool memfs;			/* on tmpfs: its pages are memory (memlimit.h) */
 	bool mem_stop;			/* the memory limit stopped it */
 	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
-	struct writer w;
+	struct writer *w;		/* the open file's writer */
+	char uring_err[96];		/* why the last writer did not use io_uring */
 	bool on;			/* a file is open */
 	struct chunk *cur;
 	struct pf_counts cnt;		/* this file */
@@ -270,10 +271,10 @@ char *out_space(struct out_file *f, size_t want, size_t *room)
 		if (f->cur && !mem_put_ok(f))
 			return NULL;
 		if (f->cur) {
-			writer_put(&f->w, f->cur);
+			writer_put(f->w, f->cur);
 			f->put_ns = now_ns();
 		}
-		f->cur = writer_get(&f->w);
+		f->cur = writer_get(f->w);
 		if (!f->cur)
 			return NULL;
 	}
@@ -290,7 +291,7 @@ void out_flush_idle(struct out_file *f, u64 ns)
 	now = now_ns();
 	if (now - f->put_ns < ns)
 		return;
-	writer_put(&f->w, f->cur);
+	writer_put(f->w, f->cur);
 	f->cur = NULL;
 	f->put_ns = now;
 }
@@ -395,9 +396,9 @@ static void put_last_chunk(struct out_file *f)
 		return;
 	if (f->cur->len && (!f->mem_stop || !f->memfs ||
 			    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
-		writer_put(&f->w, f->cur);
+		writer_put(f->w, f->cur);
 	else
-		writer_release(&f->w, f->cur);
+		writer_release(f->w, f->cur);
 	f->cur = NULL;
 }
 
@@ -437,7 +438,7 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		.snapshot = f->tot.nfiles + 1,
 	};
 	struct pbuf bids = { 0 };
-	struct out_end e = { .meta = &meta, .bids = &bids, .w = &f->w };
+	struct out_end e = { .meta = &meta, .bids = &bids, .w = f->w };
 	struct writer_stats ws;
 	int err;
 
@@ -448,10 +449,11 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		meta.build_ids = &bids;
 	}
 	put_last_chunk(f);
-	e.werr = writer_finish(&f->w, &e.data_size);
+	e.werr = writer_finish(f->w, &e.data_size);
 	f->on = false;
-	f->tot.writer_used = writer_kind(&f->w);
-	writer_get_stats(&f->w, &ws);
+	f->tot.writer_used = writer_kind(f->w);
+	writer_get_stats(f->w, &ws);
+	snprintf(f->uring_err, sizeof(f->uring_err), "%s", writer_uring_err(f->w));
 	if (f->o.level) {
 		meta.comp.on = true;
 		meta.comp.level = f->o.level;
@@ -459,7 +461,8 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
 	err = f->fmt->finish(&f->t, &e);
-	writer_free(&f->w);
+	writer_free(f->w);
+	f->w = NULL;
 	pbuf_free(&bids);
 	account(f, &ws);
 	keep_file(f);
@@ -522,7 +525,7 @@ int out_prepare(struct out_file *f)
 
 bool out_failed(struct out_file *f)
 {
-	return f->mem_stop || writer_failed(&f->w);
+	return f->mem_stop || (f->w && writer_failed(f->w));
 }
 
 u64 out_bytes(struct out_file *f)
@@ -530,7 +533,7 @@ u64 out_bytes(struct out_file *f)
 	if (!f->on)
 		return 0;
 	if (f->o.level)
-		return writer_out_bytes(&f->w);
+		return writer_out_bytes(f->w);
 	return f->cnt.bytes;
 }
 
@@ -569,7 +572,7 @@ u64 out_bytes_kept(const struct out_file *f)
 
 const char *out_uring_err(const struct out_file *f)
 {
-	return writer_uring_err(&f->w);
+	return f->uring_err;
 }
 
 void out_free(struct out_file *f)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,31 @@ struct wslot {
 	u64 off;
 	struct chunk *chunk;	/* chunk to give back when done (plain) */
 	bool busy;
+};
+
+struct writer {
+	int fd;
+	u64 start, off;		/* data section start, next write offset */
+	struct writer_opts o;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunk *chunks;
+	struct chunk *free_list, *q_head, *q_tail;
+	bool finishing, done;
+	struct compressor comp;
+	void *uring;		/* struct io_uring */
+	bool use_uring;
+	char uring_err[96];	/* why io_uring is not used */
+	struct wslot *slots;
+	int nslots, inflight;
+	int err;		/* first error, negative errno */
+	u64 err_off;		/* file offset of the first failed write */
+	u64 raw_bytes, out_bytes, nwrites;
+	u64 retries;			/* writes done again by hand (slot_done()) */
+	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
+	u64 *cuts;		/* data offsets the data may end at, rising (add_cut()) */
+	size_t ncuts, cap_cuts;
 };
 
 static void give_back(struct writer *w, struct chunk *c)
@@ -383,11 +409,14 @@ static void free_buffers(struct writer *w)
 	w->chunks = NULL;
 }
 
-int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o)
+int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts *o)
 {
+	struct writer *w = calloc(1, sizeof(*w));
 	int err;
 
-	memset(w, 0, sizeof(*w));
+	*wp = NULL;
+	if (!w)
+		return -ENOMEM;
 	w->fd = fd;
 	w->start = w->off = start;
 	w->o = *o;
@@ -444,10 +473,12 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 		err = -err;
 		goto fail;
 	}
+	*wp = w;
 	return 0;
 
 fail:
 	free_buffers(w);
+	free(w);
 	return err;
 }
 
@@ -543,7 +574,8 @@ u64 writer_boundary_before(const struct writer *w, u64 size)
 
 void writer_free(struct writer *w)
 {
+	if (!w)
+		return;
 	free(w->cuts);
-	w->cuts = NULL;
-	w->ncuts = w->cap_cuts = 0;
+	free(w);
 }

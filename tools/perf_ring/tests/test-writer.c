@@ -82,7 +82,7 @@ static size_t fill(char *p, size_t cap, u64 *seq)
 static int run(int aio, int level)
 {
 	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	char path[4096];
 	u64 seq = 0, size, start = 100;
 	int fd, err;
@@ -94,14 +94,14 @@ static int run(int aio, int level)
 	CHECK(fd >= 0, "mkstemp");
 	CHECK(writer_start(&w, fd, start, &o) == 0, "start");
 	for (int i = 0; i < 40; i++) {
-		struct chunk *c = writer_get(&w);
+		struct chunk *c = writer_get(w);
 
 		CHECK(c, "chunk");
 		c->len = fill(c->buf, c->cap, &seq);
-		writer_put(&w, c);
+		writer_put(w, c);
 	}
-	err = writer_finish(&w, &size);
-	writer_free(&w);
+	err = writer_finish(w, &size);
+	writer_free(w);
 	CHECK(err == 0, "finish: %d", err);
 	CHECK(size == lseek(fd, 0, SEEK_END) - start, "size %llu", (unsigned long long)size);
 	back = malloc(size + 1);
@@ -225,7 +225,7 @@ static size_t syscall_stream(char *p, size_t pairs, size_t lost_every, size_t *n
 static char *write_kept(const char *src, size_t len, u64 *size, bool keep)
 {
 	struct writer_opts o = { .aio = 0, .level = 1, .chunk_size = 1 << 20, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	char path[4096], *back;
 	size_t pos = 0;
 	int fd;
@@ -235,7 +235,7 @@ static char *write_kept(const char *src, size_t len, u64 *size, bool keep)
 	if (fd < 0 || writer_start(&w, fd, 0, &o))
 		return NULL;
 	while (pos < len) {
-		struct chunk *c = writer_get(&w);
+		struct chunk *c = writer_get(w);
 
 		if (!c)
 			break;
@@ -252,15 +252,15 @@ static char *write_kept(const char *src, size_t len, u64 *size, bool keep)
 			c->len += h.size;
 			pos += h.size;
 		}
-		writer_put(&w, c);
+		writer_put(w, c);
 	}
-	if (writer_finish(&w, size) && !keep) {
-		writer_free(&w);
+	if (writer_finish(w, size) && !keep) {
+		writer_free(w);
 		close(fd);
 		unlink(path);
 		return NULL;
 	}
-	writer_free(&w);
+	writer_free(w);
 	back = malloc(*size + 1);
 	if (back && pread(fd, back, *size, 0) != (ssize_t)*size) {
 		free(back);
@@ -465,7 +465,7 @@ static int test_full_disk_zstd(void)
 static int test_failure(void)
 {
 	struct writer_opts o = { .aio = 2, .level = 0, .chunk_size = 4096, .nchunks = 2 };
-	struct writer w;
+	struct writer *w;
 	char path[4096];
 	u64 seq = 0, size;
 	int fd, err;
@@ -477,11 +477,11 @@ static int test_failure(void)
 	close(fd);
 	fd = open(path, O_RDONLY);
 	CHECK(writer_start(&w, fd, 0, &o) == 0, "start");
-	c = writer_get(&w);
+	c = writer_get(w);
 	c->len = fill(c->buf, c->cap, &seq);
-	writer_put(&w, c);
-	err = writer_finish(&w, &size);
-	writer_free(&w);
+	writer_put(w, c);
+	err = writer_finish(w, &size);
+	writer_free(w);
 	CHECK(err == -EBADF, "error %d", err);
 	CHECK(size == 0, "size %llu after a failed first write", (unsigned long long)size);
 	close(fd);
@@ -517,7 +517,7 @@ static int open_fds(void)
 static int test_start_fails(void)
 {
 	struct writer_opts o = { .aio = 2, .level = 3, .chunk_size = 1 << 20, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	size_t m0, m1;
 	int f0, f1, err;
 
@@ -539,7 +539,7 @@ static int test_start_fails(void)
 static int test_start_keeps_sigmask(void)
 {
 	struct writer_opts o = { .aio = 0, .level = 0, .chunk_size = 4096, .nchunks = 2 };
-	struct writer w;
+	struct writer *w;
 	sigset_t before, after;
 	u64 size;
 	int fd = open("/dev/null", O_WRONLY), err, differ = 0;
@@ -552,8 +552,8 @@ static int test_start_keeps_sigmask(void)
 	pthread_sigmask(SIG_SETMASK, NULL, &after);
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	CHECK(err == 0, "writer_start: %d", err);
-	CHECK(writer_finish(&w, &size) == 0, "writer_finish");
-	writer_free(&w);
+	CHECK(writer_finish(w, &size) == 0, "writer_finish");
+	writer_free(w);
 	close(fd);
 	for (int sig = 1; sig < NSIG; sig++)
 		differ += sigismember(&before, sig) != sigismember(&after, sig);
