@@ -49,9 +49,11 @@ static int pipe_open(struct out_target *t, const char *path)
 	return 0;
 }
 
+/* The header went out already; the duplicate of standard output is closed. */
 static void pipe_undo(struct out_target *t)
 {
-	(void)t;	/* the header went out: standard output stays as it is */
+	close(t->fd);
+	t->fd = -1;
 }
 
 /*
