@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The output file of a recording (output.h).
+ * The output file of a recording (output.h); the formats are out-file.c
+ * and out-pipe.c (out-format.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +15,46 @@
 #include "compress.h"
 #include "fail.h"
 #include "memlimit.h"
-#include "output.h"
-#include "safefile.h"
+#include "out-format.h"
 #include "tracing.h"
+
+struct out_file {
+	struct out_opts o;
+	const struct evlist *el;
+	const struct out_format *fmt;	/* the open file's, or the last one's */
+	struct out_target t;		/* the file as its format sees it */
+	bool memfs;			/* on tmpfs: its pages are memory (memlimit.h) */
+	bool mem_stop;			/* the memory limit stopped it */
+	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
+	struct writer *w;		/* the open file's writer */
+	char uring_err[96];		/* why the last writer did not use io_uring */
+	bool on;			/* a file is open */
+	struct chunk *cur;
+	struct pf_counts cnt;		/* this file */
+	struct out_totals tot;		/* every closed file */
+	u64 put_ns;			/* when a chunk last went to the writer */
+	char **kept;			/* the files kept, oldest first */
+	int nkept;
+	struct bidset bids;		/* this file's DSOs (its MMAP, MMAP2 records) */
+	struct bidset known;		/* every DSO so far: build-ids read, cached */
+	bool cache_warned;
+	struct pbuf tracing;		/* TRACING_DATA, read by out_prepare() */
+};
+
+const struct out_format *out_format_for(const char *path)
+{
+	return path[0] == '-' && !path[1] ? &out_format_pipe : &out_format_file;
+}
+
+bool out_streams(const char *path)
+{
+	return out_format_for(path)->stream;
+}
+
+bool out_to_stdout(const char *path)
+{
+	return out_format_for(path)->to_stdout;
+}
 
 void out_name_stamped(const char *base, char *buf, size_t len)
 {
@@ -33,97 +69,6 @@ void out_name_stamped(const char *base, char *buf, size_t len)
 	for (int i = 1; access(buf, F_OK) == 0; i++)
 		snprintf(buf, len, "%s.%s%03ld-%d", base, stamp,
 			 ts.tv_nsec / 1000000, i);
-}
-
-/*
- * As perf: an existing, non-empty output becomes OUTPUT.old, and when
- * that fails the recording does not start (perf's check_backup()).  Only
- * a regular file is moved: a link or a fifo at the name is not followed.
- * check: only look whether the move can be done.
- */
-static int keep_old(const char *path, bool check)
-{
-	char old[4200];
-	struct stat st;
-
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
-		return 0;
-	snprintf(old, sizeof(old), "%s.old", path);
-	/* perf removes an old perf.data directory; a directory is not removed here */
-	if (!lstat(old, &st) && S_ISDIR(st.st_mode))
-		return fail_set(-EISDIR, "Can't remove old data: %s (%s)", strerror(EISDIR), old);
-	if (check)
-		return 0;
-	if (rename(path, old))
-		return fail_set(-errno, "Can't move data: %s (%s to %s)", strerror(errno), path, old);
-	return 0;
-}
-
-int out_check(const char *path)
-{
-	struct safefile sf;
-	int err = keep_old(path, true);
-
-	if (err)
-		return err;
-	/* the directory takes new files */
-	err = safefile__create(&sf, path, 0600);
-	if (err)
-		return fail_set(err, "cannot create output '%s': %s", path, strerror(-err));
-	safefile__abort(&sf);
-	return 0;
-}
-
-/*
- * A PATH.partial found where a snapshot is to be written is a snapshot
- * an earlier recording left (killed while writing it), or something
- * planted: moved aside, never truncated or followed.
- */
-static int partial_aside(const char *tmp)
-{
-	char aside[4200];
-	struct stat st;
-
-	if (lstat(tmp, &st))
-		return 0;
-	out_name_stamped(tmp, aside, sizeof(aside));
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, aside, RENAME_NOREPLACE))
-		return fail_set(-errno, "'%s' is left over from an earlier recording and cannot be "
-				"moved aside: %s; recover it with 'perf-ring report --recover -i %s -o OUT' "
-				"or remove it", tmp, strerror(errno), tmp);
-	if (S_ISREG(st.st_mode))
-		fprintf(stderr, "perf-ring record: '%s' was left over from an earlier recording: "
-			"moved to '%s' ('perf-ring report --recover -i %s -o OUT' makes a file "
-			"perf reads)\n", tmp, aside, aside);
-	else
-		fprintf(stderr, "perf-ring record: '%s' is %s, not a snapshot: moved to '%s'\n",
-			tmp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file", aside);
-	return 0;
-}
-
-/*
- * The output file: created with O_EXCL|O_NOFOLLOW, else an empty regular
- * file of ours reused; a time-stamped name (switched) that is taken gets
- * -N added, as out_name_stamped() would have.
- */
-static int open_output(struct out_file *f, const char *path, char *used, size_t len)
-{
-	bool stamped = strcmp(path, f->o->output);
-	int fd;
-
-	snprintf(used, len, "%s", path);
-	fd = safefile__open(path, 0600, !stamped);
-	for (int i = 1; fd == -EEXIST && stamped && i < 1000; i++) {
-		snprintf(used, len, "%s-%d", path, i);
-		fd = safefile__open(used, 0600, false);
-	}
-	if (fd == -EEXIST)
-		return fail_set(-EEXIST, "cannot create output '%s': it is %s; perf-ring does not "
-				"write through links or fifos, nor over other users' files",
-				used, safefile__what(used));
-	if (fd < 0)
-		return fail_set(fd, "cannot create output '%s': %s", used, strerror(-fd));
-	return fd;
 }
 
 /*
@@ -145,7 +90,7 @@ static void out_on_map(void *ctx, const char *rec)
 		h.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
 		memcpy((char *)rec, &h, sizeof(h));
 	}
-	if (!f->o->no_buildid)
+	if (!f->o.no_buildid)
 		bidset_scan_map(&f->bids, rec);
 }
 
@@ -159,7 +104,7 @@ static void out_on_map(void *ctx, const char *rec)
 static void out_build_ids(struct out_file *f, struct pbuf *b)
 {
 	char dir[4096];
-	bool cache = !f->o->no_buildid_cache && !buildid_cache_dir(dir, sizeof(dir));
+	bool cache = !f->o.no_buildid_cache && !buildid_cache_dir(dir, sizeof(dir));
 
 	if (!bidset_find(&f->known, BUILDID_KERNEL_NAME)) {
 		u8 id[BUILD_ID_MAX], size = 0;
@@ -189,7 +134,7 @@ static void out_build_ids(struct out_file *f, struct pbuf *b)
 			int err = buildid_cache_add(dir, k);
 
 			k->cached = true;	/* tried: not again */
-			if (err && !f->cache_warned && !f->o->quiet) {
+			if (err && !f->cache_warned && !f->o.quiet) {
 				fprintf(stderr, "perf-ring record: build-id cache %s: %s: %s "
 					"(perf report may name the wrong functions after a rebuild)\n",
 					dir, k->name, strerror(-err));
@@ -198,48 +143,6 @@ static void out_build_ids(struct out_file *f, struct pbuf *b)
 		}
 	}
 	buildid_section(&f->bids, b);
-}
-
-/*
- * -o -: the header, attributes, features and tracing data as records
- * ahead of the data (pf_build_pipe_head()).  Nothing can be written
- * back later, so what only the end knows is left out or sent last.
- */
-static int out_open_pipe(struct out_file *f, struct writer_opts *wo)
-{
-	struct pf_meta meta = {
-		.argc = f->o->argc, .argv = f->o->argv,
-		.tracefs = tracefs_path(),
-	};
-	struct pbuf b = { 0 };
-	int err;
-
-	if (isatty(STDOUT_FILENO))
-		return fail_set(-EINVAL, "-o -: standard output is a terminal; "
-				"redirect it to a file or a pipe (perf script -i -)");
-	f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (f->fd < 0)
-		return fail_set(-errno, "standard output: %s", strerror(errno));
-	if (f->o->level) {
-		meta.comp.on = true;
-		meta.comp.level = f->o->level;
-		meta.comp.mmap_len = COMP_MMAP_LEN;
-	}
-	err = pf_build_pipe_head(f->el->evs, f->el->nev, &meta, &b);
-	if (!err)
-		err = write_full(f->fd, b.p, b.len);
-	pbuf_free(&b);
-	if (err)
-		return fail_set(err, "writing the pipe header to standard output: %s",
-				strerror(-err));
-	wo->stream = true;
-	f->data_off = 0;
-	return 0;
-}
-
-static void partial_name(const struct out_file *f, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s.partial", f->path);
 }
 
 /*
@@ -252,29 +155,29 @@ static void partial_name(const struct out_file *f, char *buf, size_t len)
  */
 static u64 file_need(const struct out_file *f, u64 raw, int nchunks, bool memfs)
 {
-	u64 nslots = f->o->aio > 0 ? f->o->aio : 1;
+	u64 nslots = f->o.aio > 0 ? f->o.aio : 1;
 	u64 need;
 
 	if (!raw) {
 		need = (u64)nchunks * CHUNK_SIZE;
-		if (f->o->level)
+		if (f->o.level)
 			need += ((u64)nchunks < nslots ? (u64)nchunks : nslots) *
 				comp_bound(CHUNK_SIZE);
 	} else {
 		need = raw + (raw / CHUNK_SIZE + 1) * 4096;
-		if (f->o->level)
+		if (f->o.level)
 			need += comp_file_bound(raw);
 		if (memfs)
-			need += f->o->level ? comp_file_bound(raw) : raw;
+			need += f->o.level ? comp_file_bound(raw) : raw;
 	}
-	if (f->o->level)
-		need += comp_mem_need(f->o->level, raw);
+	if (f->o.level)
+		need += comp_mem_need(f->o.level, raw);
 	return need;
 }
 
 u64 out_mem_need(const struct out_file *f, u64 raw)
 {
-	bool memfs = !out_is_pipe(f->o->output) && memlimit_memfs(f->o->output);
+	bool memfs = !out_streams(f->o.output) && memlimit_memfs(f->o.output);
 
 	/* a stream's queue can be as short as two chunks (mem_chunks()) */
 	return file_need(f, raw, raw ? NR_CHUNKS : 2, memfs);
@@ -287,7 +190,7 @@ u64 out_mem_need(const struct out_file *f, u64 raw)
  */
 static int mem_chunks(struct out_file *f, const char *path, int *nchunks)
 {
-	char what[sizeof(f->path) + 32];
+	char what[sizeof(f->t.path) + 32];
 	int64_t room = memlimit_room();
 
 	if (!memlimit_on())
@@ -302,14 +205,14 @@ static int mem_chunks(struct out_file *f, const char *path, int *nchunks)
 
 int out_open(struct out_file *f, const char *path)
 {
-	char tmp[sizeof(f->path) + 16];
 	struct writer_opts wo = {
-		.aio = f->o->aio, .level = f->o->level,
+		.aio = f->o.aio, .level = f->o.level,
 		.chunk_size = CHUNK_SIZE, .nchunks = NR_CHUNKS,
 	};
 	int err;
 
-	f->memfs = !out_is_pipe(path) && memlimit_on() && memlimit_memfs(path);
+	f->fmt = out_format_for(path);
+	f->memfs = !f->fmt->stream && memlimit_on() && memlimit_memfs(path);
 	err = mem_chunks(f, path, &wo.nchunks);
 	f->expect_raw = 0;
 	if (err) {
@@ -317,88 +220,31 @@ int out_open(struct out_file *f, const char *path)
 		return err;
 	}
 
-	f->pipe = out_is_pipe(path);
-	snprintf(f->path, sizeof(f->path), "%s", f->pipe ? "standard output" : path);
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
 	bidset_free(&f->bids);
 	f->cnt.on_map = out_on_map;
 	f->cnt.map_ctx = f;
-	if (f->pipe) {
-		err = out_open_pipe(f, &wo);
-		if (err)
-			return err;
-		goto start;
-	}
-	err = keep_old(path, false);
+	err = f->fmt->open(&f->t, path);
 	if (err)
 		return err;
-	/*
-	 * A flight-recorder snapshot is written under a temporary name and
-	 * renamed when finalized, so that a kill while it is written (the OOM
-	 * killer, say) leaves either a whole file under its name or none: the
-	 * leftover PATH.partial is for "perf-ring report --recover".
-	 */
-	f->partial = f->o->overwrite;
-	partial_name(f, tmp, sizeof(tmp));
-	if (f->partial) {
-		err = partial_aside(tmp);
-		if (err)
-			return err;
-		f->fd = safefile__open(tmp, 0600, false);
-		if (f->fd < 0)
-			return fail_set(f->fd, "cannot create '%s': %s%s%s", tmp,
-					f->fd == -EEXIST ? "it is " : strerror(-f->fd),
-					f->fd == -EEXIST ? safefile__what(tmp) : "",
-					f->fd == -EEXIST ? " (put there meanwhile)" : "");
-	} else {
-		char used[sizeof(f->path)];
-
-		f->fd = open_output(f, path, used, sizeof(used));
-		if (f->fd < 0)
-			return f->fd;
-		snprintf(f->path, sizeof(f->path), "%s", used);
-	}
-	f->data_off = pf_data_offset(f->el->evs, f->el->nev);
-	err = pf_write_head(f->fd, f->el->evs, f->el->nev, 0, NULL);
+	wo.stream = f->fmt->stream;
+	err = writer_start(&f->w, f->t.fd, f->t.data_off, &wo);
 	if (err) {
-		fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
-		goto undo;
-	}
-start:
-	err = writer_start(&f->w, f->fd, f->data_off, &wo);
-	if (err) {
-		fail_set(err, "starting the writer for '%s': %s", f->path, strerror(-err));
-		goto undo;
+		fail_set(err, "starting the writer for '%s': %s", f->t.path, strerror(-err));
+		f->fmt->undo(&f->t);
+		return err;
 	}
 	f->on = true;
 	f->cur = NULL;
 	return 0;
-
-undo:
-	/* nothing was recorded into it: no file, rather than one perf cannot open */
-	if (!f->pipe) {
-		close(f->fd);
-		f->fd = -1;
-		unlink(f->partial ? tmp : f->path);
-	}
-	return err;
 }
 
 int out_rename(struct out_file *f, const char *path)
 {
-	struct stat a, b;
-
-	if (f->pipe || f->partial || !f->on)
+	if (!f->on || !f->fmt->rename)
 		return -EINVAL;
-	if (fstat(f->fd, &a) || lstat(f->path, &b))
-		return -errno;
-	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return -ESTALE;		/* replaced meanwhile: not ours to move */
-	if (renameat2(AT_FDCWD, f->path, AT_FDCWD, path, RENAME_NOREPLACE))
-		return -errno;
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	return 0;
+	return f->fmt->rename(&f->t, path);
 }
 
 /*
@@ -407,12 +253,12 @@ int out_rename(struct out_file *f, const char *path)
  */
 static bool mem_put_ok(struct out_file *f)
 {
-	char what[sizeof(f->path) + 32];
+	char what[sizeof(f->t.path) + 32];
 
 	if (!f->memfs || f->mem_stop)
 		return !f->mem_stop;
-	snprintf(what, sizeof(what), "writing '%s' (on tmpfs)", f->path);
-	if (memlimit_check(f->o->level ? comp_bound(CHUNK_SIZE) : CHUNK_SIZE, what))
+	snprintf(what, sizeof(what), "writing '%s' (on tmpfs)", f->t.path);
+	if (memlimit_check(f->o.level ? comp_bound(CHUNK_SIZE) : CHUNK_SIZE, what))
 		f->mem_stop = true;
 	return !f->mem_stop;
 }
@@ -425,10 +271,10 @@ char *out_space(struct out_file *f, size_t want, size_t *room)
 		if (f->cur && !mem_put_ok(f))
 			return NULL;
 		if (f->cur) {
-			writer_put(&f->w, f->cur);
+			writer_put(f->w, f->cur);
 			f->put_ns = now_ns();
 		}
-		f->cur = writer_get(&f->w);
+		f->cur = writer_get(f->w);
 		if (!f->cur)
 			return NULL;
 	}
@@ -445,7 +291,7 @@ void out_flush_idle(struct out_file *f, u64 ns)
 	now = now_ns();
 	if (now - f->put_ns < ns)
 		return;
-	writer_put(&f->w, f->cur);
+	writer_put(f->w, f->cur);
 	f->cur = NULL;
 	f->put_ns = now;
 }
@@ -516,23 +362,23 @@ static void keep_file(struct out_file *f)
 {
 	char **v;
 
-	if (!f->max_files || !strcmp(f->path, f->o->output))
+	if (!f->o.max_files || !strcmp(f->t.path, f->o.output))
 		return;
 	v = realloc(f->kept, (f->nkept + 1) * sizeof(*v));
 	if (!v)
 		return;
 	f->kept = v;
-	f->kept[f->nkept] = strdup(f->path);
+	f->kept[f->nkept] = strdup(f->t.path);
 	if (!f->kept[f->nkept])
 		return;
 	f->nkept++;
-	while (f->nkept > f->max_files) {
+	while (f->nkept > f->o.max_files) {
 		if (unlink(f->kept[0]) && errno != ENOENT)
 			fprintf(stderr, "perf-ring record: --switch-max-files: cannot delete '%s': %s\n",
 				f->kept[0], strerror(errno));
-		else if (f->o->verbose)
+		else if (f->o.verbose)
 			fprintf(stderr, "perf-ring record: deleted '%s' (--switch-max-files=%d)\n",
-				f->kept[0], f->max_files);
+				f->kept[0], f->o.max_files);
 		free(f->kept[0]);
 		memmove(f->kept, f->kept + 1, (f->nkept - 1) * sizeof(*f->kept));
 		f->nkept--;
@@ -540,173 +386,89 @@ static void keep_file(struct out_file *f)
 }
 
 /*
- * The end of a pipe recording: the build-ids as HEADER_BUILD_ID records
- * (perf's own pipe output has none; perf inject -b adds them the same
- * way).  The data before them is already on its way.
+ * The last chunk goes to the writer.  Stopped by the memory limit, it is
+ * written only if it fits (tmpfs): the file is then whole up to the
+ * chunk before.
  */
-static int out_close_pipe(struct out_file *f, int werr, const struct pbuf *bids)
+static void put_last_chunk(struct out_file *f)
 {
-	struct pbuf b = { 0 };
-	int err;
+	if (!f->cur)
+		return;
+	if (f->cur->len && (!f->mem_stop || !f->memfs ||
+			    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
+		writer_put(f->w, f->cur);
+	else
+		writer_release(f->w, f->cur);
+	f->cur = NULL;
+}
 
-	if (werr)
-		return fail_set(werr, "writing to standard output: %s", strerror(-werr));
-	pf_build_pipe_buildids(bids, &b);
-	err = b.err ?: write_full(f->fd, b.p, b.len);
-	pbuf_free(&b);
-	if (err)
-		fail_set(err, "writing the build-ids to standard output: %s", strerror(-err));
-	return err;
+/* The file's totals join the run's; -v says what the writer did. */
+static void account(struct out_file *f, const struct writer_stats *ws)
+{
+	f->tot.raw += ws->raw_bytes;
+	f->tot.out += ws->out_bytes;
+	f->tot.samples += f->cnt.nr[PERF_RECORD_SAMPLE];
+	f->tot.lost += f->cnt.lost;
+	f->tot.records += f->cnt.total;
+	f->tot.nfiles++;
+	if (!f->o.verbose)
+		return;
+	fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
+		"writer: compress %.1f ms, write %.1f ms, %llu writes, %llu retried\n",
+		ws->get_wait_ns / 1e6, ws->comp_ns / 1e6, ws->write_ns / 1e6,
+		(unsigned long long)ws->nwrites, (unsigned long long)ws->retries);
+	fprintf(stderr, "perf-ring record: %s: %llu records", f->t.path,
+		(unsigned long long)f->cnt.total);
+	for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)
+		if (f->cnt.nr[t])
+			fprintf(stderr, ", %s %llu", pf_record_name(t) ?: "?",
+				(unsigned long long)f->cnt.nr[t]);
+	fprintf(stderr, "\n");
 }
 
 int out_close(struct out_file *f, u64 overwritten, bool *ok)
 {
 	struct pf_meta meta = {
-		.argc = f->o->argc, .argv = f->o->argv,
+		.argc = f->o.argc, .argv = f->o.argv,
 		.first_time = f->cnt.first_time, .last_time = f->cnt.last_time,
 		.tracefs = tracefs_path(),
 		.tracing = f->tracing.len ? &f->tracing : NULL,
-		.flight = f->o->overwrite,
+		.flight = f->o.flight,
 		.overwritten = overwritten,
 		.snapshot = f->tot.nfiles + 1,
 	};
-	u64 features[PF_FEAT_BITS / 64] = { 0 };
-	struct pbuf fb = { 0 }, bids = { 0 };
-	struct perf_event_header round = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
+	struct pbuf bids = { 0 };
+	struct out_end e = { .meta = &meta, .bids = &bids, .w = f->w };
 	struct writer_stats ws;
-	u64 data_size;
-	int werr, err;
+	int err;
 
 	if (!f->on)
 		return 0;
-	if (!f->o->no_buildid) {
+	if (!f->o.no_buildid) {
 		out_build_ids(f, &bids);
 		meta.build_ids = &bids;
 	}
-	if (f->cur) {
-		/*
-		 * Stopped by the memory limit, the last chunk is written only
-		 * if it fits (tmpfs): the file is then whole up to the chunk
-		 * before.
-		 */
-		if (f->cur->len && (!f->mem_stop || !f->memfs ||
-				    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
-			writer_put(&f->w, f->cur);
-		else
-			writer_release(&f->w, f->cur);
-		f->cur = NULL;
-	}
-	werr = writer_finish(&f->w, &data_size);
+	put_last_chunk(f);
+	e.werr = writer_finish(f->w, &e.data_size);
 	f->on = false;
-	f->tot.writer_used = writer_kind(&f->w);
-	writer_get_stats(&f->w, &ws);
-	if (f->pipe) {
-		err = out_close_pipe(f, werr, &bids);
-		pbuf_free(&bids);
-		writer_free(&f->w);
-		goto closed;
-	}
-	if (f->o->level) {
+	f->tot.writer_used = writer_kind(f->w);
+	writer_get_stats(f->w, &ws);
+	snprintf(f->uring_err, sizeof(f->uring_err), "%s", writer_uring_err(f->w));
+	if (f->o.level) {
 		meta.comp.on = true;
-		meta.comp.level = f->o->level;
+		meta.comp.level = f->o.level;
 		meta.comp.ratio = ws.out_bytes ? (ws.raw_bytes + ws.out_bytes / 2) / ws.out_bytes : 0;
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
-	if (werr) {
-		fail_set(werr, "writing '%s': %s; the file keeps the %llu bytes of data written before the failure",
-			 f->path, strerror(-werr), (unsigned long long)data_size);
-		/* the records counted but not on file are unknown: recount is in report */
-	}
-	/*
-	 * Drop any partial write beyond what is known to be on file, then
-	 * the features.  If they do not fit (ENOSPC), cut the data back one
-	 * write at a time (whole records) to make room for them: a file
-	 * without its tracing data cannot be decoded.
-	 */
-	for (int tries = 0;; tries++) {
-		/*
-		 * perf takes a data size of 0 for a file never finalized and
-		 * reads on to its end, into the feature sections.  When no
-		 * data is kept (the first write failed), the data section is
-		 * one FINISHED_ROUND, which perf reads as nothing.
-		 */
-		if (!data_size && !pwrite_full(f->fd, &round, sizeof(round), f->data_off))
-			data_size = sizeof(round);
-		if (ftruncate(f->fd, f->data_off + data_size) && !werr)
-			werr = -errno;
-		pbuf_free(&fb);
-		err = pf_build_features(f->el->evs, f->el->nev, &meta, f->data_off + data_size, features, &fb);
-		if (!err)
-			err = pwrite_full(f->fd, fb.p, fb.len, f->data_off + data_size);
-		if (!err || err != -ENOSPC || tries >= 64 || !data_size)
-			break;
-		data_size = writer_boundary_before(&f->w, data_size);
-		fprintf(stderr, "perf-ring record: '%s': no room for the feature sections; "
-			"data cut back to %llu bytes\n", f->path, (unsigned long long)data_size);
-	}
-	if (err) {
-		if (ftruncate(f->fd, f->data_off + data_size)) {
-			/* nothing more to do */
-		}
-		memset(features, 0, sizeof(features));
-		fprintf(stderr, "perf-ring record: '%s': feature sections not written: %s\n",
-			f->path, strerror(-err));
-	}
-	writer_free(&f->w);
-	pbuf_free(&fb);
+	err = f->fmt->finish(&f->t, &e);
+	writer_free(f->w);
+	f->w = NULL;
 	pbuf_free(&bids);
-	err = pf_write_head(f->fd, f->el->evs, f->el->nev, data_size, features);
-	if (err)
-		fail_set(err, "finalizing the header of '%s': %s", f->path, strerror(-err));
-closed:
-	if (close(f->fd) && !err) {
-		err = -errno;
-		fail_set(err, "closing '%s': %s", f->path, strerror(errno));
-	}
-	f->fd = -1;
-	if (f->partial && !f->pipe) {
-		char tmp[sizeof(f->path) + 16];
-		int rerr, tries = 8;
-
-		partial_name(f, tmp, sizeof(tmp));
-		/* the kernel's failures to allocate or copy the names pass */
-		while ((rerr = rename(tmp, f->path) ? errno : 0) &&
-		       (rerr == ENOMEM || rerr == EAGAIN || rerr == EINTR || rerr == EFAULT) &&
-		       --tries)
-			;
-		if (rerr && fail_err()) {
-			/* an earlier error is the one reported: say this here */
-			fprintf(stderr, "perf-ring record: renaming '%s' to '%s': %s; "
-				"the snapshot is whole in '%s'\n", tmp, f->path, strerror(rerr), tmp);
-			err = err ?: -rerr;
-		} else if (rerr) {
-			err = fail_set(-rerr, "renaming '%s' to '%s': %s; the snapshot is whole in '%s'",
-				       tmp, f->path, strerror(rerr), tmp);
-		}
-	}
-	f->tot.raw += ws.raw_bytes;
-	f->tot.out += ws.out_bytes;
-	f->tot.samples += f->cnt.nr[PERF_RECORD_SAMPLE];
-	f->tot.lost += f->cnt.lost;
-	f->tot.records += f->cnt.total;
-	f->tot.nfiles++;
+	account(f, &ws);
 	keep_file(f);
-	if (f->o->verbose) {
-		fprintf(stderr, "perf-ring record: reader waited %.1f ms for buffers; "
-			"writer: compress %.1f ms, write %.1f ms, %llu writes, %llu retried\n",
-			ws.get_wait_ns / 1e6, ws.comp_ns / 1e6, ws.write_ns / 1e6,
-			(unsigned long long)ws.nwrites, (unsigned long long)ws.retries);
-		fprintf(stderr, "perf-ring record: %s: %llu records", f->path,
-			(unsigned long long)f->cnt.total);
-		for (int t = 0; t < PF_RECORD_TYPE_MAX; t++)
-			if (f->cnt.nr[t])
-				fprintf(stderr, ", %s %llu", pf_record_name(t) ?: "?",
-					(unsigned long long)f->cnt.nr[t]);
-		fprintf(stderr, "\n");
-	}
 	if (ok)
-		*ok = !werr && !err;
-	return werr ?: err;
+		*ok = !e.werr && !err;
+	return e.werr ?: err;
 }
 
 int out_emit_synth(struct out_file *f, const struct pbuf *a, const struct pbuf *b)
@@ -723,14 +485,22 @@ int out_emit_synth(struct out_file *f, const struct pbuf *a, const struct pbuf *
 	return err;
 }
 
-int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el)
+struct out_file *out_new(const struct out_opts *o, const struct evlist *el)
 {
-	memset(f, 0, sizeof(*f));
-	f->o = o;
+	struct out_file *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->o = *o;
 	f->el = el;
-	f->fd = -1;
-	f->max_files = o->switch_max_files;
-	return 0;
+	f->fmt = out_format_for(o->output);
+	f->t = (struct out_target){ .o = &f->o, .el = el, .fd = -1 };
+	return f;
+}
+
+void out_expect(struct out_file *f, u64 raw)
+{
+	f->expect_raw = raw;
 }
 
 int out_prepare(struct out_file *f)
@@ -742,7 +512,7 @@ int out_prepare(struct out_file *f)
 	for (int i = 0; i < f->el->nev; i++)
 		if (f->el->evs[i].tp_sys[0])
 			tp = true;
-	if (!tp || f->pipe || out_is_pipe(f->o->output))
+	if (!tp || out_format_for(f->o.output)->tracing_in_head)
 		return 0;
 	err = tracing_data_build(f->el->evs, f->el->nev, tfs, &f->tracing) ?: f->tracing.err;
 	if (err) {
@@ -755,20 +525,60 @@ int out_prepare(struct out_file *f)
 
 bool out_failed(struct out_file *f)
 {
-	return f->mem_stop || writer_failed(&f->w);
+	return f->mem_stop || (f->w && writer_failed(f->w));
 }
 
 u64 out_bytes(struct out_file *f)
 {
 	if (!f->on)
 		return 0;
-	if (f->o->level)
-		return writer_out_bytes(&f->w);
+	if (f->o.level)
+		return writer_out_bytes(f->w);
 	return f->cnt.bytes;
+}
+
+bool out_is_open(const struct out_file *f)
+{
+	return f->on;
+}
+
+const char *out_path(const struct out_file *f)
+{
+	return f->t.path;
+}
+
+const struct pf_counts *out_counts(const struct out_file *f)
+{
+	return &f->cnt;
+}
+
+const struct out_totals *out_totals(const struct out_file *f)
+{
+	return &f->tot;
+}
+
+u64 out_bytes_kept(const struct out_file *f)
+{
+	struct stat sb;
+	u64 bytes = 0;
+
+	if (!f->nkept)
+		return f->tot.out;
+	for (int i = 0; i < f->nkept; i++)
+		if (!stat(f->kept[i], &sb))
+			bytes += sb.st_size;
+	return bytes;
+}
+
+const char *out_uring_err(const struct out_file *f)
+{
+	return f->uring_err;
 }
 
 void out_free(struct out_file *f)
 {
+	if (!f)
+		return;
 	for (int i = 0; i < f->nkept; i++)
 		free(f->kept[i]);
 	free(f->kept);
@@ -777,4 +587,5 @@ void out_free(struct out_file *f)
 	bidset_free(&f->bids);
 	bidset_free(&f->known);
 	pbuf_free(&f->tracing);
+	free(f);
 }

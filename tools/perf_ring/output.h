@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The output file of a recording, one at a time: the header first, whole
- * records through the writer (counted on the way, as perf --stats counts
- * them), then the features and the final header.  Totals over every file
- * of the run are kept for the summary.
+ * The output file of a recording, one at a time: what its format puts
+ * before the data, whole records through the writer (counted on the way,
+ * as perf --stats counts them), then what the format puts after them.
+ * The formats are out-format.h's.  Totals over every file of the run are
+ * kept for the summary.
  */
 #ifndef PERF_RING_OUTPUT_H
 #define PERF_RING_OUTPUT_H
 
 #include "buildid.h"
-#include "cmdline.h"
 #include "evlist.h"
 #include "perfdata.h"
 #include "writer.h"
@@ -24,39 +24,32 @@ struct out_totals {
 	const char *writer_used;	/* writer_kind() of the last file */
 };
 
-struct out_file {
-	const struct record_opts *o;
-	const struct evlist *el;
-	int fd;
-	bool pipe;			/* -o -: perf's pipe format on stdout */
-	char path[4096];
-	bool partial;			/* written as PATH.partial, renamed when whole */
-	bool memfs;			/* on tmpfs: its pages are memory (memlimit.h) */
-	bool mem_stop;			/* the memory limit stopped it */
-	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
-	u64 data_off;
-	struct writer w;
-	bool on;			/* a file is open */
-	struct chunk *cur;
-	struct pf_counts cnt;		/* this file */
-	struct out_totals tot;		/* every closed file */
-	u64 put_ns;			/* when a chunk last went to the writer */
-	int max_files;			/* keep at most this many (0: all) */
-	char **kept;			/* the files kept, oldest first */
-	int nkept;
-	struct bidset bids;		/* this file's DSOs (its MMAP, MMAP2 records) */
-	struct bidset known;		/* every DSO so far: build-ids read, cached */
-	bool cache_warned;
-	struct pbuf tracing;		/* TRACING_DATA, read by out_prepare() */
+/* What the output needs of the command line, built once (record.c). */
+struct out_opts {
+	const char *output;	/* -o as given: "-" is perf's pipe format on stdout */
+	int argc;		/* the command line, for HEADER_CMDLINE */
+	char **argv;
+	int level;		/* -z: zstd level, 0: not compressed */
+	int aio;		/* --aio: writes in flight with io_uring */
+	bool flight;		/* --overwrite: snapshots, each written as PATH.partial first */
+	bool no_buildid, no_buildid_cache;
+	bool quiet, verbose;
+	int max_files;		/* --switch-max-files: keep at most this many (0: all) */
 };
 
-/* "-" names standard output, written in perf's pipe format */
-static inline bool out_is_pipe(const char *path)
-{
-	return path[0] == '-' && !path[1];
-}
+/* The output of a recording: its state is output.c's, used through the functions below. */
+struct out_file;
 
-int out_init(struct out_file *f, const struct record_opts *o, const struct evlist *el);
+/*
+ * Whether the output named path is one stream (perf's pipe format): no
+ * seeking, no switching to a next file, no renaming; and whether it goes
+ * to standard output.
+ */
+bool out_streams(const char *path);
+bool out_to_stdout(const char *path);
+
+/* NULL when out of memory.  o is copied. */
+struct out_file *out_new(const struct out_opts *o, const struct evlist *el);
 /*
  * Before recording: read the tracepoints' formats from tracefs once, for
  * every file's TRACING_DATA section.  A file of tracepoint samples without
@@ -71,10 +64,7 @@ int out_prepare(struct out_file *f);
  */
 u64 out_mem_need(const struct out_file *f, u64 raw);
 /* The next out_open() writes about raw bytes (a snapshot): its memory check. */
-static inline void out_expect(struct out_file *f, u64 raw)
-{
-	f->expect_raw = raw;
-}
+void out_expect(struct out_file *f, u64 raw);
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
 void out_name_stamped(const char *base, char *buf, size_t len);
 /*
@@ -118,6 +108,18 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok);
 bool out_failed(struct out_file *f);
 /* Bytes of the current file's data so far: compressed as written, else raw. */
 u64 out_bytes(struct out_file *f);
-void out_free(struct out_file *f);
+/* A file is open (out_open() done, out_close() not yet). */
+bool out_is_open(const struct out_file *f);
+/* The current file's name, or the last one's ("standard output" for -o -). */
+const char *out_path(const struct out_file *f);
+/* The current file's record counts so far. */
+const struct pf_counts *out_counts(const struct out_file *f);
+/* Every closed file's. */
+const struct out_totals *out_totals(const struct out_file *f);
+/* Bytes on disk: of the files --switch-max-files keeps, else all written. */
+u64 out_bytes_kept(const struct out_file *f);
+/* Why io_uring was not used by the last file's writer ("" when it was). */
+const char *out_uring_err(const struct out_file *f);
+void out_free(struct out_file *f);	/* f may be NULL */
 
 #endif

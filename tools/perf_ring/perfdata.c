@@ -816,15 +816,12 @@ fail:
  * root owns is refused, before a byte of it is read.  Standard input is
  * whatever the caller gave.
  */
-static int open_file(struct pf_file *f, const char *path, bool salvage, bool owned)
+/* The fd of path ("-": standard input), checked as pf_open_owned() says. */
+static int open_fd(struct pf_file *f, const char *path, bool owned)
 {
 	struct stat st;
-	u64 nfeat = 0, fidx = 0, ids_total = 0, feat_total = 0;
-	struct rdbuf *rd;
-	u64 head[2];
 	int err;
 
-	memset(f, 0, sizeof(*f));
 	f->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
 		open_stdin(f->errmsg, sizeof(f->errmsg));
 	if (f->fd < 0) {
@@ -844,9 +841,17 @@ static int open_file(struct pf_file *f, const char *path, bool salvage, bool own
 		return -EPERM;
 	}
 	f->file_size = st.st_size;
-	if (f->file_size >= sizeof(head) && !pread_full(f->fd, head, sizeof(head), 0) &&
-	    head[0] == PF_MAGIC && head[1] == PF_PIPE_HEADER_SIZE)
-		return open_pipe(f);
+	return 0;
+}
+
+/*
+ * The header of a seekable file: its sizes, and its sections inside the
+ * file.  salvage: the data runs to the end of the file, no features.
+ */
+static int read_header(struct pf_file *f, bool salvage)
+{
+	int err;
+
 	if (f->file_size < sizeof(f->h)) {
 		snprintf(f->errmsg, sizeof(f->errmsg),
 			 "file is %llu bytes, shorter than a perf.data header",
@@ -898,6 +903,16 @@ static int open_file(struct pf_file *f, const char *path, bool salvage, bool own
 			 (unsigned long long)f->file_size);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* The attribute table and the id tables it points to. */
+static int read_attrs(struct pf_file *f)
+{
+	u64 ids_total = 0;
+	struct rdbuf *rd;
+	int err = 0;
+
 	if (f->h.attrs.size / f->h.attr_size > PF_READ_EVENTS_MAX) {
 		snprintf(f->errmsg, sizeof(f->errmsg), "%llu events: more than %d",
 			 (unsigned long long)(f->h.attrs.size / f->h.attr_size), PF_READ_EVENTS_MAX);
@@ -945,8 +960,50 @@ static int open_file(struct pf_file *f, const char *path, bool salvage, bool own
 			break;
 	}
 	free(rd);
-	if (err)
-		return err;
+	return err;
+}
+
+/* What the reader takes from feature section b, at s (inside the file). */
+static int read_feature(struct pf_file *f, int b, const struct pf_section *s)
+{
+	int err = 0;
+
+	if (b == PF_FEAT_EVENT_DESC) {
+		if (read_event_desc(f, s->offset, s->offset + s->size)) {
+			snprintf(f->errmsg, sizeof(f->errmsg), "corrupt event description");
+			return -EINVAL;
+		}
+	} else if (b == PF_FEAT_COMPRESSED && s->size >= 20) {
+		u32 v[5];
+
+		err = pread_full(f->fd, v, sizeof(v), s->offset);
+		if (err)
+			return err;
+		f->has_comp_feat = true;
+		f->comp.on = true;
+		f->comp.level = v[2];
+		f->comp.ratio = v[3];
+		f->comp.mmap_len = v[4];
+	} else if (b == PF_FEAT_SAMPLE_TIME && s->size >= 16) {
+		u64 t[2];
+
+		err = pread_full(f->fd, t, sizeof(t), s->offset);
+		if (err)
+			return err;
+		f->has_sample_time = true;
+		f->first_time = t[0];
+		f->last_time = t[1];
+	} else if (b == PF_FEAT_PERF_RING && s->size >= 24) {
+		err = read_priv(f, s->offset);
+	}
+	return err;
+}
+
+/* The feature sections after the data, and perf-ring's counts. */
+static int read_features(struct pf_file *f)
+{
+	u64 nfeat = 0, fidx = 0, feat_total = 0;
+	int err;
 
 	for (int b = 0; b < PF_FEAT_BITS; b++)
 		if (pf_has_feat(&f->h, b))
@@ -976,44 +1033,32 @@ static int open_file(struct pf_file *f, const char *path, bool salvage, bool own
 				 "feature sections add up to more than the file (feature %d)", b);
 			return -EINVAL;
 		}
-		if (b == PF_FEAT_EVENT_DESC) {
-			if (read_event_desc(f, s.offset, s.offset + s.size)) {
-				snprintf(f->errmsg, sizeof(f->errmsg), "corrupt event description");
-				return -EINVAL;
-			}
-		} else if (b == PF_FEAT_COMPRESSED && s.size >= 20) {
-			u32 v[5];
-
-			err = pread_full(f->fd, v, sizeof(v), s.offset);
-			if (err)
-				return err;
-			f->has_comp_feat = true;
-			f->comp.on = true;
-			f->comp.level = v[2];
-			f->comp.ratio = v[3];
-			f->comp.mmap_len = v[4];
-		} else if (b == PF_FEAT_SAMPLE_TIME && s.size >= 16) {
-			u64 t[2];
-
-			err = pread_full(f->fd, t, sizeof(t), s.offset);
-			if (err)
-				return err;
-			f->has_sample_time = true;
-			f->first_time = t[0];
-			f->last_time = t[1];
-		} else if (b == PF_FEAT_PERF_RING && s.size >= 24) {
-			err = read_priv(f, s.offset);
-			if (err)
-				return err;
-		}
-	}
-	/* perf-ring's counts at the end of the file (pf_build_features()) */
-	if (!f->has_priv && f->file_size >= 24 &&
-	    f->file_size - 24 >= f->h.data.offset + f->h.data.size) {
-		err = read_priv(f, f->file_size - 24);
+		err = read_feature(f, b, &s);
 		if (err)
 			return err;
 	}
+	/* perf-ring's counts at the end of the file (pf_build_features()) */
+	if (!f->has_priv && f->file_size >= 24 &&
+	    f->file_size - 24 >= f->h.data.offset + f->h.data.size)
+		return read_priv(f, f->file_size - 24);
+	return 0;
+}
+
+static int open_file(struct pf_file *f, const char *path, bool salvage, bool owned)
+{
+	u64 head[2];
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	err = open_fd(f, path, owned);
+	if (err)
+		return err;
+	if (f->file_size >= sizeof(head) && !pread_full(f->fd, head, sizeof(head), 0) &&
+	    head[0] == PF_MAGIC && head[1] == PF_PIPE_HEADER_SIZE)
+		return open_pipe(f);
+	err = read_header(f, salvage) ?: read_attrs(f) ?: read_features(f);
+	if (err)
+		return err;
 	for (int i = 0; i < f->nr_evs; i++)
 		if (!f->evs[i].name[0])
 			snprintf(f->evs[i].name, sizeof(f->evs[i].name), "event%d(type %u config %#llx)",

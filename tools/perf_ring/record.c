@@ -17,7 +17,9 @@
  *   synth.c        records for what existed before (threads, maps)
  *   synth-iter.c   the same from a BPF task iterator
  *   bpfsyms.c      records for the BPF programs loaded before
- *   output.c       the current perf.data file, through the writer
+ *   output.c       the current output file, through the writer
+ *   out-file.c     its format: the seekable perf.data (out-format.h)
+ *   out-pipe.c     its format: perf's pipe format on standard output
  *   writer.c       the writer thread: compression, io_uring or write(2)
  *   compress.c     zstd, as perf's COMPRESSED records hold it
  *   perfdata.c     the perf.data format: header, attributes, features
@@ -66,7 +68,7 @@
 static void summary(const struct record_opts *o, const struct sink *s,
 		    const struct out_file *out, const struct triggers *tr)
 {
-	const struct out_totals *t = &out->tot;
+	const struct out_totals *t = out_totals(out);
 	char ev[32], raw[32], bytes[32];
 
 	if (o->quiet)
@@ -96,7 +98,7 @@ static void summary(const struct record_opts *o, const struct sink *s,
 	fprintf(stderr, ", %s ]\n", t->writer_used ? t->writer_used : "none");
 	if (t->writer_used && strstr(t->writer_used, "unavailable"))
 		fprintf(stderr, "perf-ring record: note: %s; used write(2)\n",
-			writer_uring_err(&out->w));
+			out_uring_err(out));
 	if (tr->events)
 		fprintf(stderr, "perf-ring record: --switch-output-event: %llu events\n",
 			(unsigned long long)tr->events);
@@ -116,15 +118,11 @@ static void summary(const struct record_opts *o, const struct sink *s,
 static void ctl_status(void *ctx, struct ctl_status *st)
 {
 	const struct sink *s = ctx;
-	const struct out_file *out = s->out;
-	struct stat sb;
+	const struct out_totals *t = out_totals(s->out);
 
-	st->files = out->tot.nfiles;
-	st->bytes = out->nkept ? 0 : out->tot.out;
-	for (int i = 0; i < out->nkept; i++)
-		if (!stat(out->kept[i], &sb))
-			st->bytes += sb.st_size;
-	st->lost = s->el->lost_fmt ? s->lost : out->tot.lost;
+	st->files = t->nfiles;
+	st->bytes = out_bytes_kept(s->out);
+	st->lost = s->el->lost_fmt ? s->lost : t->lost;
 	st->snapshots = s->snapshots;
 	st->overwritten = s->overwritten;
 	st->ow_estimated = s->ow_estimated;
@@ -194,7 +192,7 @@ static int serve(struct triggers *t, struct sink *s, struct evlist *el, const st
 {
 	int err = 0;
 
-	if (r->kind == REQ_SWITCH && out_is_pipe(s->o->output)) {
+	if (r->kind == REQ_SWITCH && out_streams(s->o->output)) {
 		/* one stream, nothing to switch to: refuse, and go on */
 		triggers_done(t, r, -EOPNOTSUPP, NULL);
 		if (!s->o->quiet)
@@ -379,13 +377,25 @@ static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
 	};
 }
 
+/* What the output takes of the options (output.h). */
+static struct out_opts out_options(const struct record_opts *o)
+{
+	return (struct out_opts){
+		.output = o->output, .argc = o->argc, .argv = o->argv,
+		.level = o->level, .aio = o->aio, .flight = o->overwrite,
+		.no_buildid = o->no_buildid, .no_buildid_cache = o->no_buildid_cache,
+		.quiet = o->quiet, .verbose = o->verbose, .max_files = o->switch_max_files,
+	};
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct evlist_opts eo;
 	struct evlist el = { 0 };
 	struct workload wl = { .pid = -1 };
-	struct out_file out;
+	struct out_opts oo;
+	struct out_file *out = NULL;
 	struct pbuf synth = { 0 };
 	struct triggers trig;
 	struct sink *s = NULL;
@@ -423,16 +433,19 @@ int cmd_record(int argc, char **argv)
 		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
 		.uevent_fd = -1,
 	};
-	err = out_init(&out, &o, &el);
-	if (err)
+	oo = out_options(&o);
+	out = out_new(&oo, &el);
+	if (!out) {
+		err = -ENOMEM;
 		goto out_early;
+	}
 	if (triggers_init(&trig, &o)) {
 		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
 		return 1;
 	}
 
 	if (o.workload) {
-		err = workload_prepare(&wl, o.workload, out_is_pipe(o.output));
+		err = workload_prepare(&wl, o.workload, out_to_stdout(o.output));
 		if (err) {
 			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
 			return 1;
@@ -471,8 +484,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.wl_target && !o.synth_none)
 		synth_existing(&o, &el, &synth);
-	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
-			  sink_stream_new(&o, &el, &out, &synth);
+	s = o.overwrite ? sink_flight_new(&o, &el, out, &synth) :
+			  sink_stream_new(&o, &el, out, &synth);
 	if (!s) {
 		err = -ENOMEM;
 		goto out_early;
@@ -509,8 +522,8 @@ int cmd_record(int argc, char **argv)
 	memlimit_init();
 	if (memlimit_on()) {
 		u64 bufs = (u64)o.mmap_bytes * el.nrings;
-		u64 need = o.overwrite ? out_mem_need(&out, bufs + synth.len) + bufs + o.mmap_bytes :
-					 out_mem_need(&out, 0);
+		u64 need = o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
+					 out_mem_need(out, 0);
 
 		if (o.verbose && memlimit_describe()[0])
 			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
@@ -519,7 +532,7 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out_early;
 	}
-	err = out_prepare(&out) ?: s->ops->start(s);
+	err = out_prepare(out) ?: s->ops->start(s);
 	if (err)
 		goto out_early;
 
@@ -544,7 +557,7 @@ int cmd_record(int argc, char **argv)
 	inject_faults(FAULTS_RUNNING);
 	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
 	inject_faults(FAULTS_OFF);
-	summary(&o, s, &out, &trig);
+	summary(&o, s, out, &trig);
 	hotplug_summary(&hp, el.rings, el.nrings, s->ring_newest);
 	hotplug_close(&hp);
 	triggers_close(&trig);
@@ -580,14 +593,14 @@ int cmd_record(int argc, char **argv)
 				raise_sig ? raise_sig : exit_code);
 	}
 	s->ops->free(s);
-	out_free(&out);
+	out_free(out);
 	pbuf_free(&synth);
 	return raise_sig ? exit_by_signal(raise_sig) : exit_code;
 
 out_early:
 	workload_kill(&wl);
-	if (out.on)
-		out_close(&out, 0, NULL);
+	if (out && out_is_open(out))
+		out_close(out, 0, NULL);
 	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
 	return 1;

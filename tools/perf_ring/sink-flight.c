@@ -224,7 +224,7 @@ static void report_snapshot(const struct flight *fl, const char *path,
 	overwritten_text(ow, sizeof(ow), ev, r);
 	fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
 		"%s%s since the last snapshot ]\n",
-		path, (unsigned long long)fl->s.out->cnt.total,
+		path, (unsigned long long)out_counts(fl->s.out)->total,
 		(unsigned long long)r->new_all, ow, lost);
 }
 
@@ -333,7 +333,7 @@ static void flight_finish(struct sink *s, bool keep)
 
 	if (!keep)
 		return;
-	if (sink_stamped_from_start(s->o) || s->out->tot.nfiles)
+	if (sink_stamped_from_start(s->o) || out_totals(s->out)->nfiles)
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);

@@ -73,23 +73,23 @@ static int drain_ring(struct sink *s, int i, bool all)
 				return -EIO;
 			continue;
 		}
-		sb = nr_sideband(&f->cnt);
+		sb = nr_sideband(out_counts(f));
 		if (out_commit(f, n))
 			return -EBADMSG;
 		/* rare: a walk only when the chunk held some */
-		if (nr_sideband(&f->cnt) != sb)
+		if (nr_sideband(out_counts(f)) != sb)
 			sideband_scan(&st->sb, dst, n);
-		if (f->cnt.walk_newest > st->newest[i])
-			st->newest[i] = f->cnt.walk_newest;
+		if (out_counts(f)->walk_newest > st->newest[i])
+			st->newest[i] = out_counts(f)->walk_newest;
 	}
 }
 
 static int read_one(struct sink *s, int i, bool all)
 {
-	u64 lost = s->out->cnt.lost;
+	u64 lost = out_counts(s->out)->lost;
 	int err = drain_ring(s, i, all);
 
-	((struct stream *)s)->lost[i] += s->out->cnt.lost - lost;
+	((struct stream *)s)->lost[i] += out_counts(s->out)->lost - lost;
 	return err;
 }
 
@@ -110,7 +110,7 @@ static int read_round(struct stream *st, bool all)
 		if (err)
 			return err;
 	}
-	if (s->out->cnt.bytes - st->round_bytes < (all ? 1 : ROUND_BYTES))
+	if (out_counts(s->out)->bytes - st->round_bytes < (all ? 1 : ROUND_BYTES))
 		return 0;
 	/*
 	 * A FINISHED_ROUND lets perf sort and flush every record older than
@@ -126,7 +126,7 @@ static int read_round(struct stream *st, bool all)
 		}
 	}
 	err = out_emit_round(s->out);
-	st->round_bytes = s->out->cnt.bytes;
+	st->round_bytes = out_counts(s->out)->bytes;
 	return err;
 }
 
@@ -263,11 +263,11 @@ static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (sink_stamped_from_start(s->o) && !out_is_pipe(s->o->output))
+	if (sink_stamped_from_start(s->o) && !out_streams(s->o->output))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
-	((struct stream *)s)->plain = s->o->control && !out_is_pipe(s->o->output) &&
+	((struct stream *)s)->plain = s->o->control && !out_streams(s->o->output) &&
 				      !sink_stamped_from_start(s->o);
 	return open_file((struct stream *)s, path);
 }
@@ -357,17 +357,17 @@ static int stream_serve(struct sink *s, const struct req *r)
 		err = out_rename(s->out, path);
 		if (err)
 			fprintf(stderr, "perf-ring record: warning: cannot rename '%s' to '%s': %s\n",
-				s->out->path, path, strerror(-err));
+				out_path(s->out), path, strerror(-err));
 		st->plain = false;
 	}
-	snprintf(s->done_path, sizeof(s->done_path), "%s", s->out->path);
+	snprintf(s->done_path, sizeof(s->done_path), "%s", out_path(s->out));
 	err = out_close(s->out, 0, NULL);
 	if (err)
 		return err;
 	out_name_stamped(s->o->output, path, sizeof(path));
 	err = open_file(st, path);
 	if (!err && !s->o->quiet)
-		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", s->out->path);
+		fprintf(stderr, "[ perf-ring record: switched to %s ]\n", out_path(s->out));
 	return err;
 }
 
@@ -389,7 +389,7 @@ static void stream_finish(struct sink *s, bool keep)
 	if (err)
 		read_err(s, err);
 	out_close(s->out, 0, NULL);
-	s->lost = s->out->tot.lost;
+	s->lost = out_totals(s->out)->lost;
 }
 
 static void stream_free(struct sink *s)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,31 @@ struct wslot {
 	u64 off;
 	struct chunk *chunk;	/* chunk to give back when done (plain) */
 	bool busy;
+};
+
+struct writer {
+	int fd;
+	u64 start, off;		/* data section start, next write offset */
+	struct writer_opts o;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct chunk *chunks;
+	struct chunk *free_list, *q_head, *q_tail;
+	bool finishing, done;
+	struct compressor comp;
+	void *uring;		/* struct io_uring */
+	bool use_uring;
+	char uring_err[96];	/* why io_uring is not used */
+	struct wslot *slots;
+	int nslots, inflight;
+	int err;		/* first error, negative errno */
+	u64 err_off;		/* file offset of the first failed write */
+	u64 raw_bytes, out_bytes, nwrites;
+	u64 retries;			/* writes done again by hand (slot_done()) */
+	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
+	u64 *cuts;		/* data offsets the data may end at, rising (add_cut()) */
+	size_t ncuts, cap_cuts;
 };
 
 static void give_back(struct writer *w, struct chunk *c)
@@ -111,20 +137,41 @@ static struct wslot *get_slot(struct writer *w)
 	}
 }
 
+/*
+ * off (from the data start) is a place where the data may end: every
+ * record before it is whole, in the file and, compressed, in the
+ * decompressed stream.  A cut that cannot be noted (no memory) only
+ * makes a cut back go further back.
+ */
+static void add_cut(struct writer *w, u64 off)
+{
+	if (w->ncuts && w->cuts[w->ncuts - 1] >= off)
+		return;
+	if (w->ncuts == w->cap_cuts) {
+		size_t cap = w->cap_cuts ? w->cap_cuts * 2 : 1024;
+		u64 *n = realloc(w->cuts, cap * sizeof(*n));
+
+		if (!n)
+			return;
+		w->cuts = n;
+		w->cap_cuts = cap;
+	}
+	w->cuts[w->ncuts++] = off;
+}
+
+/* The last cut at or below size (0, the data start, is always one). */
+static u64 cut_at_or_before(const struct writer *w, u64 size)
+{
+	u64 b = 0;
+
+	for (size_t i = 0; i < w->ncuts && w->cuts[i] <= size; i++)
+		b = w->cuts[i];
+	return b;
+}
+
 static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 		   struct chunk *c)
 {
-	if (w->nstarts == w->cap_starts) {
-		size_t cap = w->cap_starts ? w->cap_starts * 2 : 1024;
-		u64 *n = realloc(w->starts, cap * sizeof(*n));
-
-		if (n) {
-			w->starts = n;
-			w->cap_starts = cap;
-		}
-	}
-	if (w->nstarts < w->cap_starts)
-		w->starts[w->nstarts++] = w->off - w->start;
 	s->data = data;
 	s->len = len;
 	s->off = w->off;
@@ -184,7 +231,8 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
  * rare (one per pass over the buffers, one per overflow of a buffer), and
  * outside the stream each costs its own size and a flush, about 20 bytes.
  */
-static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, size_t cap)
+static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, size_t cap,
+			   size_t *clean)
 {
 	const char *src = c->buf;
 	size_t pos = c->out_lo, seg = 0, out = 0, len = c->len;
@@ -217,6 +265,7 @@ static long compress_chunk(struct writer *w, const struct chunk *c, char *dst, s
 			memcpy(dst + out, src + pos, h.size);
 			out += h.size;
 			seg = pos + h.size;
+			*clean = out;	/* nothing held back: a cut (add_cut()) */
 		}
 		pos += h.size;
 	}
@@ -239,6 +288,16 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 		return;
 	}
 	s = get_slot(w);
+	/*
+	 * Where the data may be cut (a full disk, room for the features).
+	 * Plain, a write holds whole records.  Compressed, the units are
+	 * cut regardless of records: the decompressed stream is whole only
+	 * where the compressor holds nothing back, at the start of a write
+	 * that follows a flush, and after a record written outside the
+	 * stream (compress_chunk()), as FINISHED_ROUND is every round.
+	 */
+	if (!w->o.level || w->comp.len == w->comp.done)
+		add_cut(w, w->off - w->start);
 	if (w->o.level) {
 		static const struct perf_event_header fr = {
 			.type = PF_RECORD_FINISHED_ROUND, .size = sizeof(fr),
@@ -247,9 +306,13 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 		u64 t0 = now_ns();
 
 		if (c) {
-			n = compress_chunk(w, c, s->buf, s->cap);
+			size_t clean = 0;
+
+			n = compress_chunk(w, c, s->buf, s->cap, &clean);
 			w->raw_bytes += c->len;
 			give_back(w, c);
+			if (n > 0 && clean)
+				add_cut(w, w->off - w->start + clean);
 		} else if (w->comp.in_frame) {
 			/* the frame ends with a FINISHED_ROUND inside it */
 			n = comp_records(&w->comp, &fr, sizeof(fr), s->buf, s->cap, end);
@@ -346,11 +409,14 @@ static void free_buffers(struct writer *w)
 	w->chunks = NULL;
 }
 
-int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o)
+int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts *o)
 {
+	struct writer *w = calloc(1, sizeof(*w));
 	int err;
 
-	memset(w, 0, sizeof(*w));
+	*wp = NULL;
+	if (!w)
+		return -ENOMEM;
 	w->fd = fd;
 	w->start = w->off = start;
 	w->o = *o;
@@ -407,10 +473,12 @@ int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *
 		err = -err;
 		goto fail;
 	}
+	*wp = w;
 	return 0;
 
 fail:
 	free_buffers(w);
+	free(w);
 	return err;
 }
 
@@ -465,7 +533,8 @@ int writer_finish(struct writer *w, u64 *data_size)
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->thr, NULL);
 
-	*data_size = (w->err ? w->err_off : w->off) - w->start;
+	/* on an error, what is on file before the failed write, cut whole */
+	*data_size = w->err ? cut_at_or_before(w, w->err_off - w->start) : w->off - w->start;
 	free_buffers(w);
 	return w->err;
 }
@@ -500,16 +569,13 @@ u64 writer_out_bytes(const struct writer *w)
 
 u64 writer_boundary_before(const struct writer *w, u64 size)
 {
-	u64 b = 0;
-
-	for (size_t i = 0; i < w->nstarts && w->starts[i] < size; i++)
-		b = w->starts[i];
-	return b;
+	return size ? cut_at_or_before(w, size - 1) : 0;
 }
 
 void writer_free(struct writer *w)
 {
-	free(w->starts);
-	w->starts = NULL;
-	w->nstarts = w->cap_starts = 0;
+	if (!w)
+		return;
+	free(w->cuts);
+	free(w);
 }

@@ -8,7 +8,6 @@
 #ifndef PERF_RING_WRITER_H
 #define PERF_RING_WRITER_H
 
-#include <pthread.h>
 #include "compress.h"
 #include "perfdata.h"
 #include "util.h"
@@ -51,39 +50,14 @@ struct writer_opts {
 	bool stream;		/* a pipe: write(2) in order, no offsets, no io_uring */
 };
 
-struct wslot;
+/* The writer's state is writer.c's: other files hold a pointer and use the functions below. */
+struct writer;
 
 /*
- * The writer's state is writer.c's: the struct is here only so that a
- * caller can hold one (struct out_file does); other files use the
- * functions below, none names a field.
+ * A writer of the data section of fd, from offset start: *wp, its thread
+ * running.  0 or negative errno, and then nothing is left taken.
  */
-struct writer {
-	int fd;
-	u64 start, off;		/* data section start, next write offset */
-	struct writer_opts o;
-	pthread_t thr;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct chunk *chunks;
-	struct chunk *free_list, *q_head, *q_tail;
-	bool finishing, done;
-	struct compressor comp;
-	void *uring;		/* struct io_uring */
-	bool use_uring;
-	char uring_err[96];	/* why io_uring is not used */
-	struct wslot *slots;
-	int nslots, inflight;
-	int err;		/* first error, negative errno */
-	u64 err_off;		/* file offset of the first failed write */
-	u64 raw_bytes, out_bytes, nwrites;
-	u64 retries;			/* writes done again by hand (slot_done()) */
-	u64 get_wait_ns, comp_ns, write_ns;	/* for -v */
-	u64 *starts;		/* data offset of every write, in order */
-	size_t nstarts, cap_starts;
-};
-
-int writer_start(struct writer *w, int fd, u64 start, const struct writer_opts *o);
+int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts *o);
 /* A free chunk, waiting for one if needed; NULL once the writer failed. */
 struct chunk *writer_get(struct writer *w);
 void writer_put(struct writer *w, struct chunk *c);	/* queue for writing */
@@ -92,7 +66,9 @@ bool writer_failed(struct writer *w);
 /*
  * Write everything queued, close the zstd frame, wait for the I/O, stop the
  * thread.  *data_size is the length of the data section that is known to
- * be on file (up to the first failed write).  Returns the first error.
+ * be on file: after a failed write, up to the last place before it where
+ * the data ends on a whole record, also in the decompressed stream
+ * (writer_boundary_before()).  Returns the first error.
  */
 int writer_finish(struct writer *w, u64 *data_size);
 const char *writer_kind(const struct writer *w);
@@ -107,17 +83,20 @@ struct writer_stats {
 	u64 comp_ns, write_ns;
 };
 /*
- * From writer_start() on, also after writer_finish() and writer_free();
+ * From writer_start() on, also after writer_finish(), until writer_free();
  * while the writer runs, only writer_out_bytes() may be asked.
  */
 void writer_get_stats(const struct writer *w, struct writer_stats *s);
 /* Bytes written to the file so far; any thread, while the writer runs. */
 u64 writer_out_bytes(const struct writer *w);
 /*
- * The largest data size below size that ends on a write boundary (every
- * write holds whole records): where to cut the data to make room.
+ * The largest data size below size at which the data ends on a whole
+ * record, in the file and, compressed, in the decompressed stream (after
+ * a record written outside it, or a flush): where to cut the data to make
+ * room.  Uncompressed, every write starts one.
  */
 u64 writer_boundary_before(const struct writer *w, u64 size);
+/* After writer_finish(): the writer is gone.  w may be NULL. */
 void writer_free(struct writer *w);
 
 #endif

@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <liburing.h>
 #include "perfdata.h"
 #include "writer.h"
@@ -81,7 +82,7 @@ static size_t fill(char *p, size_t cap, u64 *seq)
 static int run(int aio, int level)
 {
 	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	char path[4096];
 	u64 seq = 0, size, start = 100;
 	int fd, err;
@@ -93,14 +94,14 @@ static int run(int aio, int level)
 	CHECK(fd >= 0, "mkstemp");
 	CHECK(writer_start(&w, fd, start, &o) == 0, "start");
 	for (int i = 0; i < 40; i++) {
-		struct chunk *c = writer_get(&w);
+		struct chunk *c = writer_get(w);
 
 		CHECK(c, "chunk");
 		c->len = fill(c->buf, c->cap, &seq);
-		writer_put(&w, c);
+		writer_put(w, c);
 	}
-	err = writer_finish(&w, &size);
-	writer_free(&w);
+	err = writer_finish(w, &size);
+	writer_free(w);
 	CHECK(err == 0, "finish: %d", err);
 	CHECK(size == lseek(fd, 0, SEEK_END) - start, "size %llu", (unsigned long long)size);
 	back = malloc(size + 1);
@@ -217,11 +218,14 @@ static size_t syscall_stream(char *p, size_t pairs, size_t lost_every, size_t *n
 	return pos;
 }
 
-/* Write len bytes of records through a zstd writer; the data section back. */
-static char *write_through(const char *src, size_t len, u64 *size)
+/*
+ * Write len bytes of records through a zstd writer; the data section back
+ * (with a write error only when keep, as far as the writer says it holds).
+ */
+static char *write_kept(const char *src, size_t len, u64 *size, bool keep)
 {
 	struct writer_opts o = { .aio = 0, .level = 1, .chunk_size = 1 << 20, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	char path[4096], *back;
 	size_t pos = 0;
 	int fd;
@@ -231,7 +235,7 @@ static char *write_through(const char *src, size_t len, u64 *size)
 	if (fd < 0 || writer_start(&w, fd, 0, &o))
 		return NULL;
 	while (pos < len) {
-		struct chunk *c = writer_get(&w);
+		struct chunk *c = writer_get(w);
 
 		if (!c)
 			break;
@@ -248,15 +252,15 @@ static char *write_through(const char *src, size_t len, u64 *size)
 			c->len += h.size;
 			pos += h.size;
 		}
-		writer_put(&w, c);
+		writer_put(w, c);
 	}
-	if (writer_finish(&w, size)) {
-		writer_free(&w);
+	if (writer_finish(w, size) && !keep) {
+		writer_free(w);
 		close(fd);
 		unlink(path);
 		return NULL;
 	}
-	writer_free(&w);
+	writer_free(w);
 	back = malloc(*size + 1);
 	if (back && pread(fd, back, *size, 0) != (ssize_t)*size) {
 		free(back);
@@ -265,6 +269,11 @@ static char *write_through(const char *src, size_t len, u64 *size)
 	close(fd);
 	unlink(path);
 	return back;
+}
+
+static char *write_through(const char *src, size_t len, u64 *size)
+{
+	return write_kept(src, len, size, false);
 }
 
 /*
@@ -324,11 +333,139 @@ static int test_lost_outside(void)
 	return 0;
 }
 
+/*
+ * The stream of test_lost_outside() with a FINISHED_ROUND every
+ * round_every pairs, as the stream sink puts one in about every
+ * megabyte read: rarer than the compressor's units, so that writes can
+ * end inside a record of the decompressed stream.
+ */
+static size_t round_stream(char *p, size_t pairs, size_t round_every)
+{
+	size_t nlost, len = syscall_stream(p, pairs, 0, &nlost), pos = 0, out = 0, i = 0;
+	char *tmp = malloc(len);
+
+	if (!tmp)
+		return 0;
+	memcpy(tmp, p, len);
+	while (pos < len) {
+		struct perf_event_header h;
+
+		memcpy(&h, tmp + pos, sizeof(h));
+		memcpy(p + out, tmp + pos, h.size);
+		out += h.size;
+		pos += h.size;
+		if (h.size == 88 && ++i % round_every == 0) {
+			struct perf_event_header r = { .type = PF_RECORD_FINISHED_ROUND, .size = 8 };
+
+			memcpy(p + out, &r, sizeof(r));
+			out += sizeof(r);
+		}
+	}
+	free(tmp);
+	return out;
+}
+
+/*
+ * Decode a data section as perf does: COMPRESSED payloads through one
+ * zstd stream, the records outside it as they are.  The bytes decoded,
+ * or -1 when the data is not whole records.
+ */
+static long decode_data(const char *p, u64 size, char *dec, size_t cap)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	size_t dl = 0, at = 0;	/* at: where the last whole record ends */
+
+	for (const char *q = p; q < p + size;) {
+		struct perf_event_header h;
+
+		memcpy(&h, q, sizeof(h));
+		if (h.size < sizeof(h) || q + h.size > p + size)
+			goto bad;
+		if (h.type == PF_RECORD_COMPRESSED) {
+			ZSTD_inBuffer in = { q + 8, h.size - 8, 0 };
+			ZSTD_outBuffer ob = { dec + dl, cap - dl, 0 };
+
+			while (in.pos < in.size)
+				if (ZSTD_isError(ZSTD_decompressStream(d, &ob, &in)))
+					goto bad;
+			dl += ob.pos;
+		} else {
+			if (at != dl)
+				goto bad;	/* a raw record inside a decoded one */
+			memcpy(dec + dl, q, h.size);
+			dl += h.size;
+		}
+		q += h.size;
+		while (at + sizeof(h) <= dl) {
+			memcpy(&h, dec + at, sizeof(h));
+			if (h.size < sizeof(h) || at + h.size > dl)
+				break;
+			at += h.size;
+		}
+	}
+	ZSTD_freeDCtx(d);
+	return at == dl ? (long)dl : -1;
+bad:
+	ZSTD_freeDCtx(d);
+	return -1;
+}
+
+/*
+ * The disk fills while compressing (ENOSPC; here the file size limit,
+ * whose EFBIG the writer takes the same way): the data size it reports
+ * must end where perf can stop reading, on a whole record of the
+ * decompressed stream, and hold the records in order up to there.  A
+ * write ends inside a record when a unit was compressed after the last
+ * FINISHED_ROUND of its chunk: perf-ring report then says "bytes of a
+ * partial record at the end of the compressed data".  The limit is moved
+ * over the whole file, so that it falls after writes of either kind.
+ */
+static int test_full_disk_zstd(void)
+{
+	size_t pairs = 40000, cap = pairs * 224 + 4096;
+	char *src = malloc(cap), *dec = malloc(cap + 4096), *back;
+	struct rlimit old;
+	size_t len;
+	u64 full, size;
+	int cut_inside = 0;
+
+	CHECK(src && dec, "alloc");
+	len = round_stream(src, pairs, 6000);	/* a round every 1.3 MB */
+	back = write_through(src, len, &full);
+	CHECK(back && full, "write the whole stream");
+	free(back);
+	CHECK(!getrlimit(RLIMIT_FSIZE, &old), "getrlimit");
+	signal(SIGXFSZ, SIG_IGN);
+	for (int i = 1; i < 24; i++) {
+		struct rlimit lim = { full * i / 24, old.rlim_max };
+		long dl;
+
+		CHECK(!setrlimit(RLIMIT_FSIZE, &lim), "setrlimit");
+		back = write_kept(src, len, &size, true);
+		setrlimit(RLIMIT_FSIZE, &old);
+		CHECK(back, "a write that stops at %llu bytes", (unsigned long long)lim.rlim_cur);
+		CHECK(size <= lim.rlim_cur, "data size %llu beyond the limit %llu",
+		      (unsigned long long)size, (unsigned long long)lim.rlim_cur);
+		dl = decode_data(back, size, dec, cap + 4096);
+		cut_inside += dl < 0;
+		CHECK(dl >= 0, "limit %llu: the %llu bytes kept end inside a record",
+		      (unsigned long long)lim.rlim_cur, (unsigned long long)size);
+		CHECK((size_t)dl <= len && !memcmp(dec, src, dl), "limit %llu: the records differ",
+		      (unsigned long long)lim.rlim_cur);
+		free(back);
+	}
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK(!cut_inside, "cut inside a record");
+	free(src);
+	free(dec);
+	return 0;
+}
+
 /* A failing write (read-only fd): the error comes back, size stops before it. */
 static int test_failure(void)
 {
 	struct writer_opts o = { .aio = 2, .level = 0, .chunk_size = 4096, .nchunks = 2 };
-	struct writer w;
+	struct writer *w;
 	char path[4096];
 	u64 seq = 0, size;
 	int fd, err;
@@ -340,11 +477,11 @@ static int test_failure(void)
 	close(fd);
 	fd = open(path, O_RDONLY);
 	CHECK(writer_start(&w, fd, 0, &o) == 0, "start");
-	c = writer_get(&w);
+	c = writer_get(w);
 	c->len = fill(c->buf, c->cap, &seq);
-	writer_put(&w, c);
-	err = writer_finish(&w, &size);
-	writer_free(&w);
+	writer_put(w, c);
+	err = writer_finish(w, &size);
+	writer_free(w);
 	CHECK(err == -EBADF, "error %d", err);
 	CHECK(size == 0, "size %llu after a failed first write", (unsigned long long)size);
 	close(fd);
@@ -380,7 +517,7 @@ static int open_fds(void)
 static int test_start_fails(void)
 {
 	struct writer_opts o = { .aio = 2, .level = 3, .chunk_size = 1 << 20, .nchunks = 4 };
-	struct writer w;
+	struct writer *w;
 	size_t m0, m1;
 	int f0, f1, err;
 
@@ -402,7 +539,7 @@ static int test_start_fails(void)
 static int test_start_keeps_sigmask(void)
 {
 	struct writer_opts o = { .aio = 0, .level = 0, .chunk_size = 4096, .nchunks = 2 };
-	struct writer w;
+	struct writer *w;
 	sigset_t before, after;
 	u64 size;
 	int fd = open("/dev/null", O_WRONLY), err, differ = 0;
@@ -415,8 +552,8 @@ static int test_start_keeps_sigmask(void)
 	pthread_sigmask(SIG_SETMASK, NULL, &after);
 	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	CHECK(err == 0, "writer_start: %d", err);
-	CHECK(writer_finish(&w, &size) == 0, "writer_finish");
-	writer_free(&w);
+	CHECK(writer_finish(w, &size) == 0, "writer_finish");
+	writer_free(w);
 	close(fd);
 	for (int sig = 1; sig < NSIG; sig++)
 		differ += sigismember(&before, sig) != sigismember(&after, sig);
@@ -436,6 +573,7 @@ int main(void)
 	tap_run("write(2) with zstd level 3", test_write_zstd);
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
 	tap_run("a failed write is reported with the data size before it", test_failure);
+	tap_run("zstd, the disk full: the data kept ends on a whole record", test_full_disk_zstd);
 	tap_run("a start that fails at its thread gives back its buffers and io_uring",
 		test_start_fails);
 	tap_run("a thread start that leaves every signal blocked (glibc's failed restore): the mask is set back",

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The seekable perf.data (out-format.h): the header and attributes
+ * first, written again with the data size and the feature bitmap when
+ * the feature sections follow the data at the end.  Files are created so
+ * that a planted link or fifo cannot redirect or block them (safefile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "fail.h"
+#include "out-format.h"
+#include "safefile.h"
+
+/*
+ * As perf: an existing, non-empty output becomes OUTPUT.old, and when
+ * that fails the recording does not start (perf's check_backup()).  Only
+ * a regular file is moved: a link or a fifo at the name is not followed.
+ * check: only look whether the move can be done.
+ */
+static int keep_old(const char *path, bool check)
+{
+	char old[4200];
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	/* perf removes an old perf.data directory; a directory is not removed here */
+	if (!lstat(old, &st) && S_ISDIR(st.st_mode))
+		return fail_set(-EISDIR, "Can't remove old data: %s (%s)", strerror(EISDIR), old);
+	if (check)
+		return 0;
+	if (rename(path, old))
+		return fail_set(-errno, "Can't move data: %s (%s to %s)", strerror(errno), path, old);
+	return 0;
+}
+
+int out_check(const char *path)
+{
+	struct safefile sf;
+	int err = keep_old(path, true);
+
+	if (err)
+		return err;
+	/* the directory takes new files */
+	err = safefile__create(&sf, path, 0600);
+	if (err)
+		return fail_set(err, "cannot create output '%s': %s", path, strerror(-err));
+	safefile__abort(&sf);
+	return 0;
+}
+
+/*
+ * A PATH.partial found where a snapshot is to be written is a snapshot
+ * an earlier recording left (killed while writing it), or something
+ * planted: moved aside, never truncated or followed.
+ */
+static int partial_aside(const char *tmp)
+{
+	char aside[4200];
+	struct stat st;
+
+	if (lstat(tmp, &st))
+		return 0;
+	out_name_stamped(tmp, aside, sizeof(aside));
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, aside, RENAME_NOREPLACE))
+		return fail_set(-errno, "'%s' is left over from an earlier recording and cannot be "
+				"moved aside: %s; recover it with 'perf-ring report --recover -i %s -o OUT' "
+				"or remove it", tmp, strerror(errno), tmp);
+	if (S_ISREG(st.st_mode))
+		fprintf(stderr, "perf-ring record: '%s' was left over from an earlier recording: "
+			"moved to '%s' ('perf-ring report --recover -i %s -o OUT' makes a file "
+			"perf reads)\n", tmp, aside, aside);
+	else
+		fprintf(stderr, "perf-ring record: '%s' is %s, not a snapshot: moved to '%s'\n",
+			tmp, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file", aside);
+	return 0;
+}
+
+/*
+ * The output file: created with O_EXCL|O_NOFOLLOW, else an empty regular
+ * file of ours reused; a time-stamped name (switched) that is taken gets
+ * -N added, as out_name_stamped() would have.
+ */
+static int open_output(struct out_target *t, const char *path, char *used, size_t len)
+{
+	bool stamped = strcmp(path, t->o->output);
+	int fd;
+
+	snprintf(used, len, "%s", path);
+	fd = safefile__open(path, 0600, !stamped);
+	for (int i = 1; fd == -EEXIST && stamped && i < 1000; i++) {
+		snprintf(used, len, "%s-%d", path, i);
+		fd = safefile__open(used, 0600, false);
+	}
+	if (fd == -EEXIST)
+		return fail_set(-EEXIST, "cannot create output '%s': it is %s; perf-ring does not "
+				"write through links or fifos, nor over other users' files",
+				used, safefile__what(used));
+	if (fd < 0)
+		return fail_set(fd, "cannot create output '%s': %s", used, strerror(-fd));
+	return fd;
+}
+
+static void partial_name(const struct out_target *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.partial", t->path);
+}
+
+/*
+ * A flight-recorder snapshot is written under a temporary name and
+ * renamed when finalized, so that a kill while it is written (the OOM
+ * killer, say) leaves either a whole file under its name or none: the
+ * leftover PATH.partial is for "perf-ring report --recover".
+ */
+static int open_partial(struct out_target *t)
+{
+	char tmp[sizeof(t->path) + 16];
+	int err;
+
+	partial_name(t, tmp, sizeof(tmp));
+	err = partial_aside(tmp);
+	if (err)
+		return err;
+	t->fd = safefile__open(tmp, 0600, false);
+	if (t->fd < 0)
+		return fail_set(t->fd, "cannot create '%s': %s%s%s", tmp,
+				t->fd == -EEXIST ? "it is " : strerror(-t->fd),
+				t->fd == -EEXIST ? safefile__what(tmp) : "",
+				t->fd == -EEXIST ? " (put there meanwhile)" : "");
+	return 0;
+}
+
+/* nothing was recorded into it: no file, rather than one perf cannot open */
+static void file_undo(struct out_target *t)
+{
+	char tmp[sizeof(t->path) + 16];
+
+	partial_name(t, tmp, sizeof(tmp));
+	close(t->fd);
+	t->fd = -1;
+	unlink(t->partial ? tmp : t->path);
+}
+
+static int file_open(struct out_target *t, const char *path)
+{
+	int err;
+
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	err = keep_old(path, false);
+	if (err)
+		return err;
+	t->partial = t->o->flight;
+	if (t->partial) {
+		err = open_partial(t);
+		if (err)
+			return err;
+	} else {
+		char used[sizeof(t->path)];
+
+		t->fd = open_output(t, path, used, sizeof(used));
+		if (t->fd < 0)
+			return t->fd;
+		snprintf(t->path, sizeof(t->path), "%s", used);
+	}
+	t->data_off = pf_data_offset(t->el->evs, t->el->nev);
+	err = pf_write_head(t->fd, t->el->evs, t->el->nev, 0, NULL);
+	if (err) {
+		fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
+		file_undo(t);
+	}
+	return err;
+}
+
+/*
+ * Drop any partial write beyond what is known to be on file, then the
+ * features.  If they do not fit (ENOSPC), cut the data back to make room
+ * for them, to a place where it ends on a whole record: a file without
+ * its tracing data cannot be decoded.  The feature bitmap written is
+ * cleared when they are not on file.
+ */
+static void write_features(struct out_target *t, struct out_end *e, u64 *features)
+{
+	struct perf_event_header round = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
+	struct pbuf fb = { 0 };
+	int err;
+
+	for (int tries = 0;; tries++) {
+		/*
+		 * perf takes a data size of 0 for a file never finalized and
+		 * reads on to its end, into the feature sections.  When no
+		 * data is kept (the first write failed), the data section is
+		 * one FINISHED_ROUND, which perf reads as nothing.
+		 */
+		if (!e->data_size && !pwrite_full(t->fd, &round, sizeof(round), t->data_off))
+			e->data_size = sizeof(round);
+		if (ftruncate(t->fd, t->data_off + e->data_size) && !e->werr)
+			e->werr = -errno;
+		pbuf_free(&fb);
+		err = pf_build_features(t->el->evs, t->el->nev, e->meta, t->data_off + e->data_size,
+					features, &fb);
+		if (!err)
+			err = pwrite_full(t->fd, fb.p, fb.len, t->data_off + e->data_size);
+		if (!err || err != -ENOSPC || tries >= 64 || !e->data_size)
+			break;
+		e->data_size = writer_boundary_before(e->w, e->data_size);
+		fprintf(stderr, "perf-ring record: '%s': no room for the feature sections; "
+			"data cut back to %llu bytes\n", t->path, (unsigned long long)e->data_size);
+	}
+	pbuf_free(&fb);
+	if (err) {
+		if (ftruncate(t->fd, t->data_off + e->data_size)) {
+			/* nothing more to do */
+		}
+		memset(features, 0, PF_FEAT_BITS / 8);
+		fprintf(stderr, "perf-ring record: '%s': feature sections not written: %s\n",
+			t->path, strerror(-err));
+	}
+}
+
+/* A snapshot written whole takes its name; an earlier error stays the one reported. */
+static int rename_partial(struct out_target *t, int err)
+{
+	char tmp[sizeof(t->path) + 16];
+	int rerr, tries = 8;
+
+	partial_name(t, tmp, sizeof(tmp));
+	/* the kernel's failures to allocate or copy the names pass */
+	while ((rerr = rename(tmp, t->path) ? errno : 0) &&
+	       (rerr == ENOMEM || rerr == EAGAIN || rerr == EINTR || rerr == EFAULT) &&
+	       --tries)
+		;
+	if (rerr && fail_err()) {
+		/* an earlier error is the one reported: say this here */
+		fprintf(stderr, "perf-ring record: renaming '%s' to '%s': %s; "
+			"the snapshot is whole in '%s'\n", tmp, t->path, strerror(rerr), tmp);
+		err = err ?: -rerr;
+	} else if (rerr) {
+		err = fail_set(-rerr, "renaming '%s' to '%s': %s; the snapshot is whole in '%s'",
+			       tmp, t->path, strerror(rerr), tmp);
+	}
+	return err;
+}
+
+static int file_finish(struct out_target *t, struct out_end *e)
+{
+	u64 features[PF_FEAT_BITS / 64] = { 0 };
+	int err;
+
+	if (e->werr) {
+		fail_set(e->werr, "writing '%s': %s; the file keeps the %llu bytes of data written before the failure",
+			 t->path, strerror(-e->werr), (unsigned long long)e->data_size);
+		/* the records counted but not on file are unknown: recount is in report */
+	}
+	write_features(t, e, features);
+	err = pf_write_head(t->fd, t->el->evs, t->el->nev, e->data_size, features);
+	if (err)
+		fail_set(err, "finalizing the header of '%s': %s", t->path, strerror(-err));
+	if (close(t->fd) && !err) {
+		err = -errno;
+		fail_set(err, "closing '%s': %s", t->path, strerror(errno));
+	}
+	t->fd = -1;
+	if (t->partial)
+		err = rename_partial(t, err);
+	return err;
+}
+
+static int file_rename(struct out_target *t, const char *path)
+{
+	struct stat a, b;
+
+	if (t->partial)
+		return -EINVAL;
+	if (fstat(t->fd, &a) || lstat(t->path, &b))
+		return -errno;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -ESTALE;		/* replaced meanwhile: not ours to move */
+	if (renameat2(AT_FDCWD, t->path, AT_FDCWD, path, RENAME_NOREPLACE))
+		return -errno;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	return 0;
+}
+
+const struct out_format out_format_file = {
+	.name = "perf.data",
+	.open = file_open,
+	.undo = file_undo,
+	.finish = file_finish,
+	.rename = file_rename,
+};

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The output through its format seam (out-format.h): each format's file
+ * reads back with pf_open(), with every record emitted, and the file
+ * format's snapshots are renamed from PATH.partial when whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "counts.h"
+#include "output.h"
+#include "tap.h"
+
+#define NREC 5000
+
+static struct pf_event ev;
+static struct evlist el;
+static char *argv0[] = { "perf-ring", "record", "-o", "x" };
+
+static int setup(void)
+{
+	static u64 ids[1] = { 7 };
+	const u64 *idv[1] = { ids };
+	int nids[1] = { 1 };
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "cpu-clock");
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.sample_type = PERF_SAMPLE_TIME;
+	el.evs = &ev;
+	el.nev = 1;
+	el.track_ev = 0;
+	ev.ids = ids;
+	ev.nr_ids = 1;
+	/* where a sample's time is, for the counts (sample time feature) */
+	return idmap_build(&el.idmap, idv, nids, 1, ev.attr.sample_type);
+}
+
+/* NREC samples of 24 bytes, times rising */
+static char *records(size_t *len)
+{
+	char *p = calloc(NREC, 24);
+
+	for (int i = 0; p && i < NREC; i++) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 24 };
+		u64 t = 1000 + i, pad = i;
+
+		memcpy(p + i * 24, &h, 8);
+		memcpy(p + i * 24 + 8, &t, 8);
+		memcpy(p + i * 24 + 16, &pad, 8);
+	}
+	*len = (size_t)NREC * 24;
+	return p;
+}
+
+/* One file through out_open, out_emit, out_close; its close's result. */
+static int write_one(const struct out_opts *o, const char *path, struct out_file **fp)
+{
+	struct out_file *f = out_new(o, &el);
+	size_t len;
+	char *recs = records(&len);
+	bool ok = false;
+	int err;
+
+	*fp = f;
+	if (!f || !recs) {
+		free(recs);
+		return -ENOMEM;
+	}
+	err = out_open(f, path) ?: out_emit(f, recs, len) ?: out_emit_round(f);
+	free(recs);
+	if (err)
+		return err;
+	err = out_close(f, 0, &ok);
+	return err ?: (ok ? 0 : -EIO);
+}
+
+/* Every record back: the samples, and the rounds as the writer put them. */
+static int read_back(const char *path, int level, bool pipe)
+{
+	struct pf_file pf;
+
+	CHECK(pf_open(&pf, path) == 0, "pf_open: %s", pf.errmsg);
+	CHECK(pf.pipe == pipe, "%s format", pf.pipe ? "pipe" : "file");
+	CHECK(pf.nr_evs == 1 && pf.evs[0].attr.sample_type == PERF_SAMPLE_TIME,
+	      "%d events", pf.nr_evs);
+	if (!level) {
+		/* the pipe's data runs on into its build-id records: none here */
+		CHECK(pf.h.data.size >= (u64)NREC * 24 + 8, "data size %llu",
+		      (unsigned long long)pf.h.data.size);
+	}
+	CHECK(pipe || pf.has_comp_feat == !!level, "HEADER_COMPRESSED %d for -z %d",
+	      pf.has_comp_feat, level);
+	CHECK(pipe || (pf.has_sample_time && pf.first_time == 1000 &&
+		       pf.last_time == 1000 + NREC - 1),
+	      "sample time %llu..%llu", (unsigned long long)pf.first_time,
+	      (unsigned long long)pf.last_time);
+	pf_close(&pf);
+	return 0;
+}
+
+static int file_format(int level)
+{
+	struct out_opts o = { .argc = 4, .argv = argv0, .level = level, .no_buildid = true,
+			      .quiet = true };
+	struct out_file *f;
+	char path[4096];
+	int fd, err;
+
+	tap_tmpname(path, sizeof(path), "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	o.output = path;
+	err = write_one(&o, path, &f);
+	CHECK(!err, "write: %s", strerror(-err));
+	CHECK(out_totals(f)->nfiles == 1 && out_totals(f)->samples == NREC,
+	      "totals: %d files, %llu samples", out_totals(f)->nfiles,
+	      (unsigned long long)out_totals(f)->samples);
+	CHECK(!strcmp(out_path(f), path), "path '%s'", out_path(f));
+	out_free(f);
+	err = read_back(path, level, false);
+	unlink(path);
+	return err;
+}
+
+static int test_file(void) { return file_format(0); }
+static int test_file_zstd(void) { return file_format(1); }
+
+/* --overwrite: written as PATH.partial, under PATH once whole */
+static int test_snapshot(void)
+{
+	struct out_opts o = { .argc = 4, .argv = argv0, .flight = true, .no_buildid = true,
+			      .quiet = true };
+	struct out_file *f;
+	char path[4096], partial[4200];
+	struct stat st;
+	int fd, err;
+
+	tap_tmpname(path, sizeof(path), "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	o.output = path;
+	snprintf(partial, sizeof(partial), "%s.partial", path);
+	err = write_one(&o, path, &f);
+	CHECK(!err, "write: %s", strerror(-err));
+	CHECK(out_rename(f, "x") == -EINVAL, "a closed file renamed");
+	out_free(f);
+	CHECK(lstat(partial, &st) && errno == ENOENT, "'%s' left", partial);
+	err = read_back(path, 0, false);
+	unlink(path);
+	return err;
+}
+
+/* -o -: perf's pipe format on standard output, here a file */
+static int pipe_format(int level)
+{
+	struct out_opts o = { .output = "-", .argc = 4, .argv = argv0, .level = level,
+			      .no_buildid = true, .quiet = true };
+	struct out_file *f = NULL;
+	char path[4096];
+	int fd, saved, err;
+
+	CHECK(out_streams("-") && out_to_stdout("-") && !out_streams("x.data") &&
+	      !out_to_stdout("x.data"), "the format of '-' and of a file");
+	tap_tmpname(path, sizeof(path), "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	CHECK(saved >= 0 && dup2(fd, STDOUT_FILENO) == STDOUT_FILENO, "stdout to a file");
+	err = write_one(&o, "-", &f);
+	dup2(saved, STDOUT_FILENO);	/* before any CHECK prints */
+	close(saved);
+	close(fd);
+	CHECK(!err, "write: %s", strerror(-err));
+	CHECK(!strcmp(out_path(f), "standard output"), "path '%s'", out_path(f));
+	CHECK(out_totals(f)->samples == NREC, "%llu samples",
+	      (unsigned long long)out_totals(f)->samples);
+	out_free(f);
+	err = read_back(path, level, true);
+	unlink(path);
+	return err;
+}
+
+static int test_pipe(void) { return pipe_format(0); }
+static int test_pipe_zstd(void) { return pipe_format(1); }
+
+int main(void)
+{
+	if (setup()) {
+		printf("Bail out! idmap_build\n");
+		return 1;
+	}
+	tap_run("perf.data: every record, the features, read back", test_file);
+	tap_run("perf.data -z: read back, HEADER_COMPRESSED", test_file_zstd);
+	tap_run("--overwrite: the snapshot is renamed from PATH.partial when whole",
+		test_snapshot);
+	tap_run("-o -: perf's pipe format, read back", test_pipe);
+	tap_run("-o - -z: perf's pipe format, read back", test_pipe_zstd);
+	return tap_done();
+}
