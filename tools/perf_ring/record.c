@@ -385,6 +385,8 @@ int cmd_record(int argc, char **argv)
 	el.evs = o.events.ev;
 	el.nev = o.events.nr;
 	evlist_config(&el, &o);
+	if (o.clockid_set)
+		pf_set_clock(o.clockid);	/* -k: HEADER_CLOCKID and CLOCK_DATA */
 	hp = (struct hotplug){
 		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
 		.uevent_fd = -1,
