@@ -602,29 +602,43 @@ static int opt_clockid(struct pstate *s, const struct ropt *op, const char *arg,
 	return -EINVAL;
 }
 
+/* perf's parse_synth_opt(): no/none and all end the list; mmap brings task */
 static int opt_synth(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
-	static const char *const kinds[] = { "no", "all", "task", "mmap", "cgroup" };
+	static const struct { const char *name; unsigned int flags; } kinds[] = {
+		{ "task", RECORD_SYNTH_TASK },
+		{ "mmap", RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP },
+		{ "cgroup", RECORD_SYNTH_CGROUP },
+	};
 	char *dup = strdup(arg), *tok, *save = NULL;
+	unsigned int v = 0;
 	int ret = 0;
 
 	(void)op; (void)unset;
 	if (!dup)
 		return -ENOMEM;
-	s->o->synth_none = false;
-	for (tok = strtok_r(dup, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < ARRAY_SIZE(kinds) && strcmp(tok, kinds[i]); i++)
+		if (!strcasecmp(tok, "no") || !strcasecmp(tok, "none")) {
+			v = 0;
+			break;
+		}
+		if (!strcasecmp(tok, "all")) {
+			v = RECORD_SYNTH_ALL;
+			break;
+		}
+		for (i = 0; i < ARRAY_SIZE(kinds) && strcasecmp(tok, kinds[i].name); i++)
 			;
 		if (i == ARRAY_SIZE(kinds)) {
 			fprintf(stderr, "perf-ring record: Invalid synth option: %s\n", tok);
 			ret = -EINVAL;
+			break;
 		}
-		if (i == 0)
-			s->o->synth_none = true;
+		v |= kinds[i].flags;
 	}
 	free(dup);
+	s->o->synth = v;
 	return ret;
 }
 
@@ -1411,6 +1425,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	o->reader_slice_us = READER_SLICE_US;
 	o->realtime = -1;	/* SCHED_FIFO 1 when permitted (prio.c) */
 	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
+	o->synth = RECORD_SYNTH_ALL;
 	/* argv[-1] is the program name: the command line perf shows */
 	o->argc = argc + 1;
 	o->argv = argv - 1;

@@ -149,13 +149,33 @@ static void buildid_method(const struct evlist *el)
 			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? strerror(-el->bid_leak) : "");
 }
 
+/*
+ * What existed before, as perf's --synth asks: the cgroups (with
+ * --all-cgroups), and with -a or -p the threads (COMM, FORK, with
+ * --namespaces NAMESPACES) and their maps.
+ */
 static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			   struct pbuf *synth)
 {
 	struct synth_result res = { 0 };
-	int err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
-				el->id_hdr, synth, &res);
+	u64 ncg = 0;
+	int err;
 
+	if (o->all_cgroups && (o->synth & RECORD_SYNTH_CGROUP)) {
+		err = synth_cgroups(synth, el->id_hdr, &ncg);
+		if (err)
+			fprintf(stderr, "perf-ring record: warning: Couldn't synthesize cgroup "
+				"events: %s\n", strerror(-err));
+		else if (o->verbose)
+			fprintf(stderr, "perf-ring record: synthesized %llu cgroups\n",
+				(unsigned long long)ncg);
+	}
+	if (o->wl_target || !(o->synth & RECORD_SYNTH_TASK))
+		return;
+	synth_set_maps(o->synth & RECORD_SYNTH_MMAP);
+	synth_set_namespaces(o->namespaces);
+	err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
+			    el->id_hdr, synth, &res);
 	if (err)
 		fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
 	if (o->verbose)
@@ -437,8 +457,7 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
 				"%u functions\n", br.progs, br.funcs);
 	}
-	if (!o.wl_target && !o.synth_none)
-		synth_existing(&o, &el, &synth);
+	synth_existing(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
 			  sink_stream_new(&o, &el, &out, &synth);
 	if (!s) {

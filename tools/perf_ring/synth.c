@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -191,6 +193,19 @@ static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
 
 	snprintf(path, sizeof(path), "%d/comm", tid);
 	return read_comm_at(taskfd, path, comm, len);
+}
+
+static bool task_maps = true;	/* --synth=task: no MMAP2 */
+static bool namespaces;		/* --namespaces */
+
+void synth_set_maps(bool on)
+{
+	task_maps = on;
+}
+
+void synth_set_namespaces(bool on)
+{
+	namespaces = on;
 }
 
 /* --call-graph dwarf: the unwinder reads .eh_frame from read-only maps too */
@@ -394,7 +409,38 @@ static pid_t parent_of(pid_t pid)
 	return pp;
 }
 
-/* FORK, which tells perf how the thread relates to its parent, and COMM */
+/*
+ * perf's order of the namespaces in a NAMESPACES record (NET_NS_INDEX ...
+ * CGROUP_NS_INDEX), each as the device and inode of /proc/TID/ns/NAME.
+ * One that cannot be read (a kernel without it, the thread gone) is 0/0.
+ */
+static const char *const ns_names[] = { "net", "uts", "ipc", "pid", "user", "mnt", "cgroup" };
+
+static void put_namespaces(struct pbuf *out, pid_t pid, pid_t tid, u32 id_hdr)
+{
+	struct { u32 pid, tid; u64 nr; struct { u64 dev, ino; } ns[ARRAY_SIZE(ns_names)]; } b;
+	char path[64];
+
+	memset(&b, 0, sizeof(b));
+	b.pid = pid;
+	b.tid = tid;
+	b.nr = ARRAY_SIZE(ns_names);
+	for (size_t i = 0; i < ARRAY_SIZE(ns_names); i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", tid, ns_names[i]);
+		if (!stat(path, &st)) {
+			b.ns[i].dev = st.st_dev;
+			b.ns[i].ino = st.st_ino;
+		}
+	}
+	put_rec(out, PERF_RECORD_NAMESPACES, 0, &b, sizeof(b), NULL, id_hdr);
+}
+
+/*
+ * FORK, which tells perf how the thread relates to its parent, and COMM;
+ * with --namespaces the thread's NAMESPACES between them, as perf.
+ */
 static void put_thread(struct pbuf *out, pid_t pid, pid_t tid, pid_t ppid, const char *comm,
 		       u32 id_hdr, struct synth_result *r)
 {
@@ -407,6 +453,8 @@ static void put_thread(struct pbuf *out, pid_t pid, pid_t tid, pid_t ppid, const
 
 	put_rec(out, PERF_RECORD_FORK, 0, &fb, sizeof(fb), NULL, id_hdr);
 	r->nr_fork++;
+	if (namespaces)
+		put_namespaces(out, pid, tid, id_hdr);
 	put_rec(out, PERF_RECORD_COMM, 0, &cb, sizeof(cb), comm, id_hdr);
 	r->nr_comm++;
 	r->nr_threads++;
@@ -438,7 +486,8 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 	}
 	closedir(d);
 	if (any) {
-		synth_maps(pid, id_hdr, out, r);
+		if (task_maps)
+			synth_maps(pid, id_hdr, out, r);
 		r->nr_procs++;
 	}
 }
@@ -495,7 +544,8 @@ static void synth_proc_iter(pid_t pid, const struct synth_task *t, size_t n, u32
 		any = true;
 	}
 	if (any) {
-		synth_maps(pid, id_hdr, out, r);
+		if (task_maps)
+			synth_maps(pid, id_hdr, out, r);
 		r->nr_procs++;
 	}
 }
@@ -759,4 +809,87 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 	free(th);
 	free(own);
 	return err ?: out->err;
+}
+
+/* The cgroup2 mount: DIR (PATH_MAX bytes), 0 or -ENOENT. */
+static int cgroup2_mount(char *dir)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], type[64];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%255s %4095s %63s %*s %*d %*d", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+/* One cgroup: its id is the kernel's file handle of the directory. */
+static void put_cgroup(struct pbuf *out, int dirfd, const char *rel, u32 id_hdr, u64 *nr)
+{
+	struct { struct file_handle fh; u64 id; } h = { .fh.handle_bytes = sizeof(u64) };
+	int mount_id;
+
+	if (name_to_handle_at(dirfd, "", &h.fh, &mount_id, AT_EMPTY_PATH) ||
+	    h.fh.handle_bytes != sizeof(u64))
+		return;		/* gone meanwhile */
+	put_rec(out, PERF_RECORD_CGROUP, 0, &h.id, sizeof(h.id), *rel ? rel : "/", id_hdr);
+	(*nr)++;
+}
+
+/*
+ * Depth first, parents before children, as perf walks the tree; through
+ * directory fds (O_NOFOLLOW), so that nothing below the mount is left.
+ * REL is the path under the mount, PATH_MAX bytes.
+ */
+static void walk_cgroups(struct pbuf *out, int fd, char *rel, u32 id_hdr, u64 *nr, int depth)
+{
+	size_t len = strlen(rel);
+	struct dirent *de;
+	DIR *d;
+
+	put_cgroup(out, fd, rel, id_hdr, nr);
+	if (depth > 64)
+		return;		/* the kernel's cgroup.max.depth is far below */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int cfd;
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len + 1 + strlen(de->d_name) >= PATH_MAX)
+			continue;
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		snprintf(rel + len, PATH_MAX - len, "/%s", de->d_name);
+		walk_cgroups(out, cfd, rel, id_hdr, nr, depth + 1);
+		rel[len] = 0;
+	}
+	closedir(d);
+}
+
+int synth_cgroups(struct pbuf *out, u32 id_hdr, u64 *nr)
+{
+	char dir[PATH_MAX], rel[PATH_MAX] = "";
+	int fd, err;
+
+	*nr = 0;
+	err = cgroup2_mount(dir);
+	if (err)
+		return err;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	walk_cgroups(out, fd, rel, id_hdr, nr, 0);
+	return out->err;
 }

@@ -32,6 +32,22 @@ struct synth_result {
 void synth_set_data_maps(bool on);
 
 /*
+ * perf's --synth kinds: without maps (--synth=task), only COMM and FORK;
+ * with namespaces (--namespaces), a NAMESPACES record for each thread
+ * too, between its FORK and COMM as perf writes them.
+ */
+void synth_set_maps(bool on);
+void synth_set_namespaces(bool on);
+
+/*
+ * --all-cgroups: a CGROUP record (id, path under the mount, "/" for the
+ * root) for each cgroup of the cgroup2 hierarchy, whose ids the samples'
+ * PERF_SAMPLE_CGROUP carry.  0, or a negative errno (no cgroup2 mount).
+ * *nr counts the records.
+ */
+int synth_cgroups(struct pbuf *out, u32 id_hdr, u64 *nr);
+
+/*
  * Read the maps from the text of /proc/PID/maps even where the kernel has
  * the PROCMAP_QUERY ioctl (Linux 6.11+), which is used by default.
  */
