@@ -65,6 +65,7 @@ struct record_opts {
 	bool tail_synth;	/* --tail-synthesize: at the end instead */
 	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
 	u64 max_size;		/* --max-size: stop once the file has this many bytes */
+	int refuse_exit;	/* a refused option: perf's exit status with it, 0: 255 */
 	char **workload;	/* argv after -- */
 	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;

@@ -367,6 +367,34 @@ static int exit_by_signal(int sig)
 	return 128 + sig;
 }
 
+/*
+ * A setup that failed exits as perf record's does: cmd_record()'s error &
+ * 0xff, which is 255 (-1) for most (an event that cannot be opened, a -t
+ * thread or a -p zombie, an output that cannot be created), 244 (-ENOMEM)
+ * for a -p process that does not exist (no thread map can be made), 237
+ * (-ENODEV) for a -C CPU that does not exist.
+ */
+#define SETUP_EXIT 255
+
+static int setup_exit(const struct record_opts *o, int err)
+{
+	char path[64];
+
+	if (err == -ESRCH && o->npids && !o->tids)
+		for (int i = 0; i < o->npids; i++) {
+			snprintf(path, sizeof(path), "/proc/%d", o->pids[i]);
+			if (access(path, F_OK))
+				return 256 - ENOMEM;
+		}
+	if (o->cpu_list_given)
+		for (int c = 0; c < MAX_CPUS; c++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", c);
+			if (o->cpu_mask[c] && access(path, F_OK))
+				return 256 - ENODEV;
+		}
+	return SETUP_EXIT;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -383,23 +411,25 @@ int cmd_record(int argc, char **argv)
 
 	err = record_parse(argc, argv, &o);
 	if (err)
-		return err == -EINVAL ? RECORD_USAGE_EXIT : 1;	/* perf's usage exit */
+		/* perf's usage exit; a refused option exits as perf fails with it */
+		return err == -EINVAL ? RECORD_USAGE_EXIT : o.refuse_exit ? o.refuse_exit :
+			SETUP_EXIT;
 	if (o.dry_run)
 		return 0;
 	if (synth_parse_env())
-		return 1;
+		return SETUP_EXIT;
 	/* the flight recorder's side-band event, or the tracking dummy (evlist.h) */
 	if ((o.overwrite || evlist_wants_tracking(&o)) && o.events.nr == MAX_EVENTS) {
 		fprintf(stderr, "perf-ring record: %s: at most %d events\n",
 			o.overwrite ? "--overwrite" : o.delay_ms ? "-D" : "--control", MAX_EVENTS - 1);
-		return 1;
+		return SETUP_EXIT;
 	}
 	if (o.overwrite || evlist_wants_tracking(&o)) {
 		char msg[256];
 
 		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
 			fprintf(stderr, "perf-ring record: %s\n", msg);
-			return 1;
+			return SETUP_EXIT;
 		}
 	}
 	el.evs = o.events.ev;
@@ -415,15 +445,16 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto out_early;
 	if (triggers_init(&trig, &o)) {
+		/* perf: a --control it cannot open is a usage error */
 		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
-		return 1;
+		return RECORD_USAGE_EXIT;
 	}
 
 	if (o.workload) {
 		err = workload_prepare(&wl, o.workload, out_is_pipe(o.output));
 		if (err) {
 			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
-			return 1;
+			return SETUP_EXIT;
 		}
 	}
 	inject_faults(FAULTS_START);
@@ -577,5 +608,5 @@ out_early:
 		out_close(&out, 0, NULL);
 	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
-	return 1;
+	return setup_exit(&o, err);
 }
