@@ -63,6 +63,7 @@ struct record_opts {
 	bool dry_run;		/* parse, then exit 0 */
 	unsigned int synth;	/* --synth: RECORD_SYNTH_*, what is synthesized at the start */
 	bool tail_synth;	/* --tail-synthesize: at the end instead */
+	unsigned int map_timeout_ms;	/* --proc-map-timeout, default 500 */
 	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
 	u64 max_size;		/* --max-size: stop once the file has this many bytes */
 	int refuse_exit;	/* a refused option: perf's exit status with it, 0: 255 */

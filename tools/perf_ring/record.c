@@ -174,6 +174,7 @@ static void synth_existing(const struct record_opts *o, const struct evlist *el,
 		return;
 	synth_set_maps(o->synth & RECORD_SYNTH_MMAP);
 	synth_set_namespaces(o->namespaces);
+	synth_set_map_timeout(o->map_timeout_ms);
 	err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
 			    el->id_hdr, synth, &res);
 	if (err)
@@ -183,6 +184,26 @@ static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			"on %d threads in %.1f ms, listed by %s\n",
 			(unsigned long long)res.nr_threads,
 			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6, res.how);
+}
+
+/* The kernel map, the BPF programs loaded before, and what synth_existing() adds. */
+static void synth_start(const struct record_opts *o, const struct evlist *el,
+			struct pbuf *synth)
+{
+	if (synth_kernel_mmap(synth, el->id_hdr) && o->verbose)
+		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
+	if (el->bpf_events) {
+		struct bpfsyms_result br;
+
+		bpfsyms_synth(synth, el->id_hdr, &br);
+		if (o->verbose && br.err)
+			fprintf(stderr, "perf-ring record: cannot list the BPF programs loaded "
+				"before (%s): their JIT code has no names\n", strerror(-br.err));
+		else if (o->verbose)
+			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
+				"%u functions\n", br.progs, br.funcs);
+	}
+	synth_existing(o, el, synth);
 }
 
 static bool targets_alive(const struct record_opts *o)
@@ -279,6 +300,25 @@ static void reopen_back(const struct record_opts *o, struct evlist *el, struct h
 }
 
 /*
+ * --tail-synthesize, as perf: what synthesis writes at the start (the
+ * kernel map, the BPF programs, the cgroups, the threads and their maps)
+ * is taken as the recording ends and written after its records.  perf
+ * report then meets the samples of threads that existed before without
+ * their COMM and MMAP2 yet, as with perf's file.
+ */
+static int tail_synthesize(const struct record_opts *o, const struct evlist *el,
+			   struct sink *s)
+{
+	struct pbuf tail = { 0 };
+	int err;
+
+	synth_start(o, el, &tail);
+	err = tail.err ?: out_emit(s->out, tail.p, tail.len);
+	pbuf_free(&tail);
+	return err;
+}
+
+/*
  * The loop: wait, read, serve, until the targets are done (not at all when
  * the command could not start).  Requests still pending then are served
  * at once, so that every one asked for is answered.  Then stop the events
@@ -343,6 +383,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	hotplug_check(hp, el->rings, el->nrings, true);
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
+	if (o->tail_synth && !o->overwrite && run && err >= 0 && !sink_failed(s))
+		err = tail_synthesize(o, el, s);
 	s->ops->finish(s, run && err >= 0);
 	return err < 0 ? err : 0;
 }
@@ -473,22 +515,12 @@ int cmd_record(int argc, char **argv)
 	/*
 	 * Synthesized records: the kernel map, and with -a or -p the threads
 	 * that exist now (a command's are seen as it starts).  What happens
-	 * later comes from the kernel's side-band records.
+	 * later comes from the kernel's side-band records.  With
+	 * --tail-synthesize, at the end instead (the flight recorder's
+	 * snapshots carry their side-band store either way).
 	 */
-	if (synth_kernel_mmap(&synth, el.id_hdr) && o.verbose)
-		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
-	if (el.bpf_events) {
-		struct bpfsyms_result br;
-
-		bpfsyms_synth(&synth, el.id_hdr, &br);
-		if (o.verbose && br.err)
-			fprintf(stderr, "perf-ring record: cannot list the BPF programs loaded "
-				"before (%s): their JIT code has no names\n", strerror(-br.err));
-		else if (o.verbose)
-			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
-				"%u functions\n", br.progs, br.funcs);
-	}
-	synth_existing(&o, &el, &synth);
+	if (!o.tail_synth || o.overwrite)
+		synth_start(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, &out, &synth) :
 			  sink_stream_new(&o, &el, &out, &synth);
 	if (!s) {

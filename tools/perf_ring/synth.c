@@ -250,11 +250,35 @@ struct map2 {
 	u32 prot, flags;
 };
 
+/*
+ * --proc-map-timeout, as perf: reading a process's maps past this long
+ * (default 500 ms) stops after one more map, which is flagged
+ * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT so that perf report can say the
+ * maps are incomplete.
+ */
+static u64 map_timeout_ns = 500000000ULL;
+
+void synth_set_map_timeout(unsigned int ms)
+{
+	map_timeout_ns = ms * 1000000ULL;
+}
+
+/* Is this map the last of a read that took too long (started at t0)? */
+static bool map_timed_out(u64 t0, pid_t pid)
+{
+	if (now_ns() - t0 <= map_timeout_ns)
+		return false;
+	fprintf(stderr, "perf-ring record: warning: reading /proc/%d/maps timed out; you may "
+		"want to increase the time limit by --proc-map-timeout\n", pid);
+	return true;
+}
+
 static void put_map(struct pbuf *out, struct map2 *b, const char *name, u32 id_hdr,
-		    struct synth_result *r)
+		    struct synth_result *r, bool last)
 {
 	put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
-		(b->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA), b, sizeof(*b),
+		(b->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA) |
+		(last ? PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT : 0), b, sizeof(*b),
 		*name ? name : "//anon", id_hdr);
 	r->nr_mmap2++;
 }
@@ -296,9 +320,10 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 			    struct synth_result *r)
 {
 	char name[4096];
-	u64 addr = 0;
+	u64 addr = 0, t0 = now_ns();
+	bool last = false;
 
-	for (;;) {
+	while (!last) {
 		struct pr_procmap_query q = {
 			.size = sizeof(q),
 			.query_flags = PR_PMQ_COVERING_OR_NEXT | (data_maps ? 0 : PR_PMQ_EXEC),
@@ -328,15 +353,16 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 			 (q.vma_flags & PR_PMQ_WRITE ? PROT_WRITE : 0) |
 			 (q.vma_flags & PR_PMQ_EXEC ? PROT_EXEC : 0);
 		b.flags = q.vma_flags & PR_PMQ_SHARED ? MAP_SHARED : MAP_PRIVATE;
-		put_map(out, &b, name, id_hdr, r);
+		last = map_timed_out(t0, pid);
+		put_map(out, &b, name, id_hdr, r, last);
 		addr = q.vma_end;
 	}
-	if (gate.have) {
+	if (gate.have && !last) {
 		struct map2 b = { .pid = pid, .tid = pid, .start = gate.start,
 				  .len = gate.end - gate.start, .prot = PROT_EXEC,
 				  .flags = MAP_PRIVATE };
 
-		put_map(out, &b, gate.name, id_hdr, r);
+		put_map(out, &b, gate.name, id_hdr, r, false);
 	}
 	return 0;
 }
@@ -344,6 +370,8 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_result *r)
 {
 	char path[64], line[4096];
+	u64 t0 = now_ns();
+	bool last = false;
 	FILE *f;
 	int fd;
 
@@ -363,7 +391,7 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		close(fd);
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (!last && fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, ino;
 		unsigned int maj, min;
 		char perm[8];
@@ -389,7 +417,8 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		b.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
 			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		b.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		put_map(out, &b, name, id_hdr, r);
+		last = map_timed_out(t0, pid);
+		put_map(out, &b, name, id_hdr, r, last);
 	}
 	fclose(f);
 }

@@ -40,6 +40,13 @@ void synth_set_maps(bool on);
 void synth_set_namespaces(bool on);
 
 /*
+ * --proc-map-timeout MS (perf's default 500): a process whose maps take
+ * longer to read gets one more, flagged PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT,
+ * and no more; with a warning that names it.
+ */
+void synth_set_map_timeout(unsigned int ms);
+
+/*
  * --all-cgroups: a CGROUP record (id, path under the mount, "/" for the
  * root) for each cgroup of the cgroup2 hierarchy, whose ids the samples'
  * PERF_SAMPLE_CGROUP carry.  0, or a negative errno (no cgroup2 mount).
