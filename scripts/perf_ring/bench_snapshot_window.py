@@ -164,21 +164,29 @@ def part():
              "the samples in the file, both events (`perf script -F cpu,time,event`); the span runs from the oldest record to "
              "the newest; the hole is the time at the start of the span with records of "
              "one CPU only (the newest of the CPUs' oldest clock-sample times less the "
-             "oldest, so within 100 us), where the busy CPU 0's buffer had already been "
-             "overwritten.\n\n" %
+             "oldest, so within 100 us), where the busier CPU's buffer had already been "
+             "overwritten (CPU 0's, unless other work on the machine made CPU 1 the busier). "
+             "Each column's median is taken on its own.\n\n" %
              (cmd, ROUNDS))
     text += ("Load average %s at the start, %s at the end (the machine is shared: the "
              "rates vary, so do the windows; the shape holds in every round, see the "
              "rounds in the state file).\n\n" % (load0, loadavg()))
     text += md_table(["recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
                       "hole (ms)"], rows, ["---"] + ["---:"] * 5)
+    text += "\nEach round:\n\n"
+    text += md_table(["round", "recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
+                      "hole (ms)"],
+                     [[i + 1, tool, x["records"], x["per_cpu"].get("0", 0),
+                       x["per_cpu"].get("1", 0), "%.2f" % x["span_ms"], "%.2f" % x["hole_ms"]]
+                      for i in range(ROUNDS) for tool in ("perf", "perf-ring")
+                      for x in [res[tool][i]]], ["---:", "---"] + ["---:"] * 5)
     write_md("snapshot_window.md", text)
     save("snapshot_window", res)
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "snapshot-window.md"), "w") as f:
         f.write("# " + text.split("\n", 1)[0][3:] + "\n\nCommand: `python3 "
                 "scripts/perf_ring/bench_snapshot_window.py` (or `BENCH_PARTS=snapshot_window "
-                "make bench`); raw rounds in the bench state's snapshot_window.json.\n\n" +
+                "make bench`), run in the tree of the commit that adds this file.\n\n" +
                 text.split("\n", 2)[2])
 
 

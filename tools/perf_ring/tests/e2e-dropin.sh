@@ -340,10 +340,12 @@ rm -f hs.* hk.data* lim.*
 
 # ---- 9. synthesis and the clock, as perf: --synth kinds, --all-cgroups,
 # --namespaces, --tail-synthesize, -k (each beside perf on the same host)
-# synthesized records are the ones at time 0: "TYPE COUNT" lines
+# synthesized records are the ones at time 0: "TYPE=COUNT ..." (perf's COMM
+# of its forked command before the exec, "perf-exec", is not synthesis)
 synth_counts() {
 	perf script -i "$1" --show-task-events --show-mmap-events --show-namespace-events \
 		--show-cgroup-events 2>/dev/null |
+		grep -v ' PERF_RECORD_COMM: perf-exec:' |
 		sed -nE 's/.* 0\.000000: PERF_RECORD_([A-Z0-9]+).*/\1/p' | sort | uniq -c |
 		awk '{ printf "%s=%s ", $2, $1 }'
 }
@@ -397,13 +399,17 @@ for w in perf "$PR"; do
 	perf script -i ns.data --show-namespace-events 2>/dev/null |
 		grep -A2 " 0.000000: PERF_RECORD_NAMESPACES $$/$$ " | sed -E 's/^ *[^ ]+ +//' >ns.$(basename "$w")
 done
-if [ "$(grep -c 'net: ' ns.perf)" = 1 ] && cmp -s ns.perf "ns.$(basename "$PR")"; then
+if [ "$(grep -c 'uts: ' ns.perf)" = 1 ] && cmp -s ns.perf "ns.$(basename "$PR")"; then
 	ok "--namespaces -a: this shell's NAMESPACES record as perf's ($(grep -o 'mnt: [^,]*' ns.perf))"
 else
 	nok "--namespaces -a: this shell's NAMESPACES record as perf's" "perf-ring: $(cat "ns.$(basename "$PR")")" "perf: $(cat ns.perf)"
 fi
 # --tail-synthesize: the synthesized COMM records come after the samples in the file
-first_off() { perf script -i "$1" -D 2>/dev/null | awk -v pat="$2" '$0 ~ pat { print strtonum($3); exit }'; }
+# the lowest file offset of the records perf script -D prints that match
+first_off() {
+	perf script -i "$1" -D 2>/dev/null | grep -E "$2" | grep -v ' PERF_RECORD_COMM: perf-exec:' |
+		awk '{ print $3 }' | while read -r o; do echo $((o)); done | sort -n | head -1
+}
 tail_v=
 for w in perf "$PR"; do
 	rm -f ts.data
