@@ -169,8 +169,8 @@ def part():
              "Each column's median is taken on its own.\n\n" %
              (cmd, ROUNDS))
     text += ("Load average %s at the start, %s at the end (the machine is shared: the "
-             "rates vary, so do the windows; the shape holds in every round, see the "
-             "rounds in the state file).\n\n" % (load0, loadavg()))
+             "rates vary, so do the windows; the shape holds in every round, see each round "
+             "below).\n\n" % (load0, loadavg()))
     text += md_table(["recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
                       "hole (ms)"], rows, ["---"] + ["---:"] * 5)
     text += "\nEach round:\n\n"
@@ -180,7 +180,7 @@ def part():
                        x["per_cpu"].get("1", 0), "%.2f" % x["span_ms"], "%.2f" % x["hole_ms"]]
                       for i in range(ROUNDS) for tool in ("perf", "perf-ring")
                       for x in [res[tool][i]]], ["---:", "---"] + ["---:"] * 5)
-    write_md("snapshot_window.md", text)
+    write_md("snapshot-window.md", text)
     save("snapshot_window", res)
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "snapshot-window.md"), "w") as f:
