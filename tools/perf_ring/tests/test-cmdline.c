@@ -59,6 +59,12 @@ static int test_prefix_collisions(void)
 	CHECK(!parse("--synth=cgroup,none,bogus", "--", "true", NULL) && !o.synth,
 	      "--synth=cgroup,none,...: %u", o.synth);
 	CHECK(parse("--synth=task,bogus", "--", "true", NULL) == -EINVAL, "--synth=task,bogus");
+	CHECK(!parse("--", "true", NULL) && o.map_timeout_ms == 500 && !o.tail_synth,
+	      "defaults: --proc-map-timeout 500, no --tail-synthesize");
+	CHECK(!parse("--proc-map-timeout", "20", "--tail-synthesize", "--", "true", NULL) &&
+	      o.map_timeout_ms == 20 && o.tail_synth, "--proc-map-timeout 20 --tail-synthesize");
+	CHECK(parse("--proc-map-timeout", "-1", "--", "true", NULL) == -EINVAL,
+	      "--proc-map-timeout -1");
 	CHECK(!parse("--synth-threads=3", "--", "true", NULL) && o.synth_threads == 3,
 	      "--synth-threads=3: %d", o.synth_threads);
 	/* a perf-ring option is found by a prefix only when no perf option has it */
