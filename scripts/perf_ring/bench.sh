@@ -23,6 +23,9 @@
 #  11. records lost at the default buffer size, unpinned, quiet and beside
 #      CPU-bound tasks: the default reader against the alternatives
 #      (bench_loss_default.py)
+#  12. a flight-recorder snapshot against perf record --overwrite at the
+#      same -m: records kept, and the hole at the start of perf's
+#      (bench_snapshot_window.py; also bench/results/snapshot-window.md)
 #
 # then the summary with the goals table (bench_report.py) and the plots
 # (bench-plot.sh).  Documentation/benchmarks/perf_ring.rst has the method.
@@ -53,7 +56,7 @@ else
 	mode="full run"
 fi
 export BENCH_STATE=$PR_BUILD/bench/state
-parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable window loss_default}
+parts=${BENCH_PARTS:-series vs_perf compress flight synth loss triggers callchains durable window loss_default snapshot_window}
 
 # ---- what the parts need ----
 for t in perf gnuplot taskset python3 tar; do

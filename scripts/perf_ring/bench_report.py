@@ -10,7 +10,7 @@ from bench_lib import OUT, QUICK, ROOT, STATE, fmt_ratio, load, log, md_table, m
 
 SECTIONS = ["series.md", "vs-perf.md", "compression.md", "flight.md", "synthesis.md", "loss.md",
             "triggers.md", "callchains.md", "durable.md",
-            "window.md", "loss-default.md"]
+            "window.md", "loss-default.md", "snapshot-window.md"]
 
 
 def machine():

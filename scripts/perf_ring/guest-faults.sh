@@ -157,6 +157,10 @@ arm 0 0
 # snapshots, with 20 snapshot requests sent to the flight recorder).
 #
 
+# A death by signal N is exit 128+N (N <= 64); perf-ring's failed setups
+# exit as perf record's do (255, 244, 237, 234), which are not.
+by_signal() { [ "$1" -gt 128 ] && [ "$1" -le 192 ]; }
+
 # check_rec NAME FILE: the run ended by itself, or was killed by the kernel
 # for a signal frame it could not copy; a failure names what failed; every
 # file it left reads.  A snapshot a kill interrupted is FILE.partial,
@@ -168,7 +172,7 @@ check_rec() {
 	name=$1 file=$2 how=
 	if [ "$rc" = 139 ] && [ "$(sigframes)" != "${sr0:-}" ]; then
 		how="killed with SIGSEGV by the kernel (an injected failure in the copy of a signal frame)"
-	elif [ "$rc" -ge 128 ]; then
+	elif by_signal "$rc"; then
 		notok "$name: killed by a signal or hung (exit $rc)"
 		tail -5 $d/$name.out | sed 's/^/#   /'
 		[ ! -s $d/$name.hang ] || sed 's/^/#   /' $d/$name.hang
@@ -195,7 +199,7 @@ check_rec() {
 		*.partial)
 			# ended by itself: only a snapshot it could not rename,
 			# said so, and whole
-			if [ "$rc" -lt 128 ]; then
+			if ! by_signal "$rc"; then
 				if grep -qF "the snapshot is whole in '$f'" $d/$name.out && readable "$f"; then
 					echo "# $name: ${f##*/}: not renamed, as perf-ring says, and $(reader) reads it"
 					nf=$((nf + 1))
@@ -223,11 +227,11 @@ check_rec() {
 			# what --recover is for (the manual)
 			if readable "$f"; then
 				:
-			elif [ "$rc" -ge 128 ] &&
+			elif by_signal "$rc" &&
 			     perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
 			     readable "$f.rec"; then
 				echo "# $name: ${f##*/}: --recover rebuilt it, and $(reader) reads it"
-			elif [ "$rc" -ge 128 ] && grep -q 'no data after the header: nothing to recover' "$f.rep"; then
+			elif by_signal "$rc" && grep -q 'no data after the header: nothing to recover' "$f.rep"; then
 				echo "# $name: ${f##*/}: killed before any data was written (--recover: nothing to recover)"
 			else
 				notok "$name: $how, left ${f##*/}, which $(reader) cannot read"

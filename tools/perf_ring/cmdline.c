@@ -200,7 +200,13 @@ static int opt_sample(struct pstate *s, const struct ropt *op, const char *arg, 
 /* An option perf has and perf-ring refuses: perf's words, then why. */
 static int opt_refuse(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
-	(void)s; (void)arg; (void)unset;
+	(void)arg; (void)unset;
+	/*
+	 * perf 6.1 fails with -S and --aux-sample here with -EINVAL (no AUX
+	 * area event: exit 234), with the others at their open (255)
+	 */
+	if (op->i.short_name == 'S' || !strcmp(op->i.long_name, "aux-sample"))
+		s->o->refuse_exit = 256 - EINVAL;
 	fprintf(stderr, "perf-ring record: --%s: %s\n", op->i.long_name, op->i.note);
 	return -EOPNOTSUPP;
 }
@@ -602,29 +608,43 @@ static int opt_clockid(struct pstate *s, const struct ropt *op, const char *arg,
 	return -EINVAL;
 }
 
+/* perf's parse_synth_opt(): no/none and all end the list; mmap brings task */
 static int opt_synth(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
-	static const char *const kinds[] = { "no", "all", "task", "mmap", "cgroup" };
+	static const struct { const char *name; unsigned int flags; } kinds[] = {
+		{ "task", RECORD_SYNTH_TASK },
+		{ "mmap", RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP },
+		{ "cgroup", RECORD_SYNTH_CGROUP },
+	};
 	char *dup = strdup(arg), *tok, *save = NULL;
+	unsigned int v = 0;
 	int ret = 0;
 
 	(void)op; (void)unset;
 	if (!dup)
 		return -ENOMEM;
-	s->o->synth_none = false;
-	for (tok = strtok_r(dup, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < ARRAY_SIZE(kinds) && strcmp(tok, kinds[i]); i++)
+		if (!strcasecmp(tok, "no") || !strcasecmp(tok, "none")) {
+			v = 0;
+			break;
+		}
+		if (!strcasecmp(tok, "all")) {
+			v = RECORD_SYNTH_ALL;
+			break;
+		}
+		for (i = 0; i < ARRAY_SIZE(kinds) && strcasecmp(tok, kinds[i].name); i++)
 			;
 		if (i == ARRAY_SIZE(kinds)) {
 			fprintf(stderr, "perf-ring record: Invalid synth option: %s\n", tok);
 			ret = -EINVAL;
+			break;
 		}
-		if (i == 0)
-			s->o->synth_none = true;
+		v |= kinds[i].flags;
 	}
 	free(dup);
+	s->o->synth = v;
 	return ret;
 }
 
@@ -632,9 +652,11 @@ static int opt_map_timeout(struct pstate *s, const struct ropt *op, const char *
 {
 	long v;
 
-	(void)s; (void)op; (void)unset;
-	return parse_long(arg, 0, INT_MAX, &v) ? bad("--proc-map-timeout", arg,
-						    "expected milliseconds") : 0;
+	(void)op; (void)unset;
+	if (parse_long(arg, 0, INT_MAX / 2, &v))
+		return bad("--proc-map-timeout", arg, "expected milliseconds");
+	s->o->map_timeout_ms = v;
+	return 0;
 }
 
 /* perf's parse_output_max_size(): a number with B, K, M or G */
@@ -728,9 +750,7 @@ static const struct ropt table[] = {
 	    "branch stacks are a hardware PMU feature (LBR, BRBE): not on software events, "
 	    "tracepoints or breakpoints, and this machine may have no PMU",
 	    "branch stack filter modes"),
-	OPT('k', "clockid", SUP_DIFFERS, ARG_REQ, 0, "clockid", opt_clockid, 0, 0,
-	    "the events use the clock; the file has no HEADER_CLOCKID/CLOCK_DATA for "
-	    "perf script --clock conversions",
+	OPT('k', "clockid", SUP_PERF, ARG_REQ, 0, "clockid", opt_clockid, 0, 0, NULL,
 	    "clockid to use for events, see clock_gettime()"),
 	OPT('m', "mmap-pages", SUP_PERF, ARG_REQ, 0, "pages[,pages]", opt_pstr,
 	    offsetof(struct pstate, mmap_arg), 0, "the AUX part is checked; no AUX events here",
@@ -757,9 +777,9 @@ static const struct ropt table[] = {
 	OPT('t', "tid", SUP_PERF, ARG_REQ, 0, "tid", opt_pid, 0, 0, NULL,
 	    "record events on existing thread id"),
 	SAMPLE('T', "timestamp", PERF_SAMPLE_TIME, "Record the sample timestamps (always recorded)"),
-	OPT('u', "uid", SUP_DIFFERS, ARG_REQ, 0, "user", opt_uid, 0, 0,
-	    "the user's processes that exist at the start, as -p (and what they start); "
-	    "not those started later by others",
+	OPT('u', "uid", SUP_PERF, ARG_REQ, 0, "user", opt_uid, 0, 0,
+	    "as perf 6.1 (thread_map__new_by_uid()): every thread of the user's processes "
+	    "that exist at the start, and what they start",
 	    "user to profile"),
 	BOOL('v', "verbose", verbose, "be more verbose"),
 	SAMPLE('W', "weight", PERF_SAMPLE_WEIGHT, "sample by weight (on special events only)"),
@@ -767,14 +787,15 @@ static const struct ropt table[] = {
 	    "Compress records using specified level (default: 1 - fastest compression, "
 	    "22 - greatest compression)"),
 	DIFFERS(0, "affinity", ARG_REQ, "node|cpu", opt_affinity,
-		"checked; one reader thread reads every buffer and is not moved to the buffer's "
-		"CPU or node", "Set affinity mask of trace reading thread"),
+		"checked, no effect: perf moves its reading thread to each buffer's CPU or node "
+		"before it reads it; perf-ring's one reader reads every buffer from where it "
+		"runs, as perf's default (sys) does: a move per buffer read would cost a "
+		"migration at every wakeup", "Set affinity mask of trace reading thread"),
 	OPT(0, "aio", SUP_DIFFERS, ARG_OPT, F_NEG, "n", opt_aio, 0, 0,
 	    "io_uring, up to 256 writes in flight (default 4; perf: POSIX AIO, 1..4)",
 	    "Use <n> writes in flight (io_uring)"),
-	OPT(0, "all-cgroups", SUP_DIFFERS, ARG_NONE, 0, NULL, opt_bool, FIELD(all_cgroups), 0,
-	    "CGROUP records and sample cgroup ids; no CGROUP records synthesized for the "
-	    "cgroups that exist at the start", "Record cgroup events"),
+	OPT(0, "all-cgroups", SUP_PERF, ARG_NONE, 0, NULL, opt_bool, FIELD(all_cgroups), 0,
+	    NULL, "Record cgroup events"),
 	BOOL(0, "all-kernel", all_kernel, "Configure all used events to run in kernel space."),
 	BOOL(0, "all-user", all_user, "Configure all used events to run in user space."),
 	REFUSE(0, "aux-sample", ARG_OPT, "opts",
@@ -835,8 +856,7 @@ static const struct ropt table[] = {
 	    "-a and -C, where perf opens every thread that exists at the start",
 	    "use per-thread mmaps"),
 	SAMPLE(0, "phys-data", PERF_SAMPLE_PHYS_ADDR, "Record the sample physical addresses"),
-	OPT(0, "proc-map-timeout", SUP_DIFFERS, ARG_REQ, 0, "n", opt_map_timeout, 0, 0,
-	    "checked; every map of an existing process is read, with no time limit",
+	OPT(0, "proc-map-timeout", SUP_PERF, ARG_REQ, 0, "n", opt_map_timeout, 0, 0, NULL,
 	    "per thread proc mmap processing timeout in ms"),
 	OPT(0, "running-time", SUP_DIFFERS, ARG_NONE, 0, NULL, opt_bool, FIELD(running_time), 0,
 	    "accepted; it is for :S (PERF_SAMPLE_READ) events, which perf-ring does not take",
@@ -855,15 +875,18 @@ static const struct ropt table[] = {
 	OPT(0, "switch-output-event", SUP_PERF, ARG_REQ, 0, "switch output event", opt_pstr,
 	    offsetof(struct pstate, switch_event), 0, NULL,
 	    "switch output event selector (tracepoint, software event, mem:ADDR)"),
-	OPT(0, "synth", SUP_DIFFERS, ARG_REQ, 0, "no|all|task|mmap|cgroup", opt_synth, 0, 0,
-	    "no and all as perf; task, mmap and cgroup synthesize what all does (COMM and MMAP2 "
-	    "of the tasks that exist)", "Fine-tune event synthesis: default=all"),
-	DIFFERS(0, "tail-synthesize", ARG_NONE, NULL, opt_accept,
-		"accepted; the existing tasks are synthesized at the start, as without it",
-		"synthesize non-sample events at the end of output"),
+	OPT(0, "synth", SUP_PERF, ARG_REQ, 0, "no|all|task|mmap|cgroup", opt_synth, 0, 0, NULL,
+	    "Fine-tune event synthesis: default=all"),
+	OPT(0, "tail-synthesize", SUP_DIFFERS, ARG_NONE, 0, NULL, opt_bool, FIELD(tail_synth), 0,
+	    "what exists at the end is synthesized after the last file's records, as perf; "
+	    "with --switch-output the earlier files start with the side-band log instead "
+	    "(perf synthesizes at the end of each), and --overwrite snapshots carry their "
+	    "side-band store (perf: always tail with --overwrite)",
+	    "synthesize non-sample events at the end of output"),
 	DIFFERS(0, "threads", ARG_OPT, "spec", opt_accept,
-		"accepted; one file (perf writes a directory of per-thread files), read by one "
-		"reader thread and written by one writer thread",
+		"accepted, no effect: one file (perf writes a directory of per-thread files, "
+		"HEADER_DIR_FORMAT), read by one reader thread and written by one writer thread "
+		"with io_uring, which is perf-ring's design for its rate (perf-ring.rst)",
 		"write collected trace data into several data files using parallel threads"),
 	OPT(0, "timestamp-boundary", SUP_PERF, ARG_NONE, 0, NULL, opt_accept, 0, 0,
 	    "perf-ring's default: HEADER_SAMPLE_TIME is always written",
@@ -876,7 +899,8 @@ static const struct ropt table[] = {
 	    "sample selected machine registers in user space, use '--user-regs=?' to list "
 	    "register names"),
 	OPT(0, "vmlinux", SUP_DIFFERS, ARG_REQ, 0, "file", opt_vmlinux, 0, 0,
-	    "checked; the kernel's build-id is read from /sys/kernel/notes",
+	    "checked, no effect: the kernel's build-id is read from /sys/kernel/notes and "
+	    "nothing is resolved while recording; give it to perf report --vmlinux",
 	    "vmlinux pathname"),
 	/* perf-ring's own */
 	OPT(0, "synth-threads", SUP_OWN, ARG_REQ, 0, "n", opt_threads_n, FIELD(synth_threads), 0,
@@ -1418,6 +1442,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	o->reader_slice_us = READER_SLICE_US;
 	o->realtime = -1;	/* SCHED_FIFO 1 when permitted (prio.c) */
 	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
+	o->synth = RECORD_SYNTH_ALL;
+	o->map_timeout_ms = 500;	/* perf's DEFAULT_PROC_MAP_PARSE_TIMEOUT */
 	/* argv[-1] is the program name: the command line perf shows */
 	o->argc = argc + 1;
 	o->argv = argv - 1;

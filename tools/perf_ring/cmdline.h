@@ -62,13 +62,24 @@ struct record_opts {
 	bool no_bpf_event;
 	bool running_time;
 	bool dry_run;		/* parse, then exit 0 */
-	bool synth_none;	/* --synth=no: no records for existing tasks */
+	unsigned int synth;	/* --synth: RECORD_SYNTH_*, what is synthesized at the start */
+	bool tail_synth;	/* --tail-synthesize: at the end instead */
+	unsigned int map_timeout_ms;	/* --proc-map-timeout, default 500 */
 	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
 	u64 max_size;		/* --max-size: stop once the file has this many bytes */
+	int refuse_exit;	/* a refused option: perf's exit status with it, 0: 255 */
 	char **workload;	/* argv after -- */
 	bool wl_target;		/* the command is what is recorded (no -a, -C, -p, -t) */
 	int argc;
 	char **argv;		/* our own command line, for HEADER_CMDLINE */
+};
+
+/* perf's PERF_SYNTH_* (--synth=task,mmap,cgroup; mmap implies task) */
+enum {
+	RECORD_SYNTH_TASK = 1,		/* COMM, FORK (and NAMESPACES) of existing threads */
+	RECORD_SYNTH_MMAP = 2,		/* their MMAP2 */
+	RECORD_SYNTH_CGROUP = 4,	/* CGROUP records of existing cgroups (--all-cgroups) */
+	RECORD_SYNTH_ALL = 7,
 };
 
 enum record_callgraph { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF, CALLGRAPH_LBR };

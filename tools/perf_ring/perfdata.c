@@ -9,9 +9,11 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/time.h>
 
 #include "perfdata.h"
 #include "events.h"
@@ -86,6 +88,39 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 }
 
 /* ---- feature sections ---- */
+
+/* -k (pf_set_clock()): as perf's record__init_clock() takes it */
+static struct {
+	bool set;
+	u32 clockid;
+	u64 res_ns, tod_ns, clockid_ns;
+} pf_clock;
+
+void pf_set_clock(int clockid)
+{
+	struct timespec res, ts;
+	struct timeval tod;
+
+	pf_clock.set = true;
+	pf_clock.clockid = clockid;
+	pf_clock.res_ns = clock_getres(clockid, &res) ? 0 :
+			  (u64)res.tv_sec * 1000000000ULL + res.tv_nsec;
+	/* the two reference times back to back, time of day first, as perf */
+	gettimeofday(&tod, NULL);
+	if (clock_gettime(clockid, &ts)) {
+		pf_clock.set = false;	/* the events could not use it either */
+		return;
+	}
+	pf_clock.tod_ns = (u64)tod.tv_sec * 1000000000ULL + (u64)tod.tv_usec * 1000;
+	pf_clock.clockid_ns = (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Features that are not written at all in this run. */
+static bool feat_off(int f)
+{
+	return (f == PF_FEAT_CLOCKID && !(pf_clock.set && pf_clock.res_ns)) ||
+	       (f == PF_FEAT_CLOCK_DATA && !pf_clock.set);
+}
 
 static int build_feature(int feat, const struct pf_event *evs, int nr,
 			 const struct pf_meta *meta, struct pbuf *b)
@@ -167,6 +202,16 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_u32(b, meta->comp.ratio);
 		pbuf_u32(b, meta->comp.mmap_len);
 		break;
+	case PF_FEAT_CLOCKID:
+		pbuf_u64(b, pf_clock.res_ns);
+		break;
+	case PF_FEAT_CLOCK_DATA:
+		/* perf's version 1: clockid, then the two reference times */
+		pbuf_u32(b, 1);
+		pbuf_u32(b, pf_clock.clockid);
+		pbuf_u64(b, pf_clock.tod_ns);
+		pbuf_u64(b, pf_clock.clockid_ns);
+		break;
 	case PF_FEAT_PERF_RING:
 		pbuf_u64(b, PF_PRIV_MAGIC);
 		pbuf_u64(b, meta->overwritten);
@@ -187,7 +232,7 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		PF_FEAT_VERSION, PF_FEAT_ARCH, PF_FEAT_NRCPUS, PF_FEAT_CPUDESC,
 		PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM, PF_FEAT_CMDLINE,
 		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC,
-		PF_FEAT_SAMPLE_TIME, PF_FEAT_COMPRESSED,
+		PF_FEAT_SAMPLE_TIME, PF_FEAT_CLOCKID, PF_FEAT_COMPRESSED, PF_FEAT_CLOCK_DATA,
 	};
 	struct pbuf body[ARRAY_SIZE(order)];
 	int feats[ARRAY_SIZE(order)];
@@ -213,6 +258,8 @@ int pf_build_features(const struct pf_event *evs, int nr,
 		if (f == PF_FEAT_SAMPLE_TIME && !meta->last_time)
 			continue;
 		if (f == PF_FEAT_GROUP_DESC && !events_nr_groups(evs, nr))
+			continue;
+		if (feat_off(f))
 			continue;
 		err = build_feature(f, evs, nr, meta, &body[n]);
 		if (err) {
@@ -274,7 +321,8 @@ int pf_build_pipe_head(const struct pf_event *evs, int nr,
 		PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE, PF_FEAT_VERSION, PF_FEAT_ARCH,
 		PF_FEAT_NRCPUS, PF_FEAT_CPUDESC, PF_FEAT_CPUID, PF_FEAT_TOTAL_MEM,
 		PF_FEAT_CMDLINE, PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY,
-		PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC, PF_FEAT_COMPRESSED,
+		PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC, PF_FEAT_CLOCKID, PF_FEAT_COMPRESSED,
+		PF_FEAT_CLOCK_DATA,
 	};
 	struct perf_event_header h;
 	bool has_tp = false;
@@ -303,6 +351,8 @@ int pf_build_pipe_head(const struct pf_event *evs, int nr,
 		if (f == PF_FEAT_COMPRESSED && !meta->comp.on)
 			continue;
 		if (f == PF_FEAT_GROUP_DESC && !events_nr_groups(evs, nr))
+			continue;
+		if (feat_off(f))
 			continue;
 		if (build_feature(f, evs, nr, meta, &body) || body.len + 16 > 0xffff) {
 			pbuf_free(&body);	/* left out, as in a file */

@@ -44,7 +44,9 @@ enum pf_feature {
 	PF_FEAT_PMU_MAPPINGS = 16,
 	PF_FEAT_GROUP_DESC = 17,
 	PF_FEAT_SAMPLE_TIME = 21,
+	PF_FEAT_CLOCKID = 23,
 	PF_FEAT_COMPRESSED = 27,
+	PF_FEAT_CLOCK_DATA = 29,
 	/*
 	 * perf's HEADER_LAST_FEATURE, the end mark of the features in pipe
 	 * mode.  perf 6.1 to 6.12 send 32.
@@ -103,6 +105,14 @@ struct pf_meta {
 };
 
 #define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */
+
+/*
+ * -k: the events' clock, for HEADER_CLOCKID (its resolution, when known)
+ * and HEADER_CLOCK_DATA (the clock and the time of day read together, which
+ * perf script -F tod and --clock convert by).  Set once, before the first
+ * file's features are built; every file of the run carries it.
+ */
+void pf_set_clock(int clockid);
 
 /* Offset where the data section starts for this event list. */
 u64 pf_data_offset(const struct pf_event *evs, int nr);

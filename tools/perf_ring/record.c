@@ -147,13 +147,34 @@ static void buildid_method(const struct evlist *el)
 			el->bid_leak < 0 && el->bid_leak != -EOPNOTSUPP ? strerror(-el->bid_leak) : "");
 }
 
+/*
+ * What existed before, as perf's --synth asks: the cgroups (with
+ * --all-cgroups), and with -a or -p the threads (COMM, FORK, with
+ * --namespaces NAMESPACES) and their maps.
+ */
 static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			   struct pbuf *synth)
 {
 	struct synth_result res = { 0 };
-	int err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
-				el->id_hdr, synth, &res);
+	u64 ncg = 0;
+	int err;
 
+	if (o->all_cgroups && (o->synth & RECORD_SYNTH_CGROUP)) {
+		err = synth_cgroups(synth, el->id_hdr, &ncg);
+		if (err)
+			fprintf(stderr, "perf-ring record: warning: Couldn't synthesize cgroup "
+				"events: %s\n", strerror(-err));
+		else if (o->verbose)
+			fprintf(stderr, "perf-ring record: synthesized %llu cgroups\n",
+				(unsigned long long)ncg);
+	}
+	if (o->wl_target || !(o->synth & RECORD_SYNTH_TASK))
+		return;
+	synth_set_maps(o->synth & RECORD_SYNTH_MMAP);
+	synth_set_namespaces(o->namespaces);
+	synth_set_map_timeout(o->map_timeout_ms);
+	err = synth_threads(o->npids ? o->pids : NULL, o->npids, o->synth_threads,
+			    el->id_hdr, synth, &res);
 	if (err)
 		fprintf(stderr, "perf-ring record: warning: synthesis: %s\n", strerror(-err));
 	if (o->verbose)
@@ -161,6 +182,26 @@ static void synth_existing(const struct record_opts *o, const struct evlist *el,
 			"on %d threads in %.1f ms, listed by %s\n",
 			(unsigned long long)res.nr_threads,
 			(unsigned long long)res.nr_procs, o->synth_threads, res.ns / 1e6, res.how);
+}
+
+/* The kernel map, the BPF programs loaded before, and what synth_existing() adds. */
+static void synth_start(const struct record_opts *o, const struct evlist *el,
+			struct pbuf *synth)
+{
+	if (synth_kernel_mmap(synth, el->id_hdr) && o->verbose)
+		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
+	if (el->bpf_events) {
+		struct bpfsyms_result br;
+
+		bpfsyms_synth(synth, el->id_hdr, &br);
+		if (o->verbose && br.err)
+			fprintf(stderr, "perf-ring record: cannot list the BPF programs loaded "
+				"before (%s): their JIT code has no names\n", strerror(-br.err));
+		else if (o->verbose)
+			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
+				"%u functions\n", br.progs, br.funcs);
+	}
+	synth_existing(o, el, synth);
 }
 
 static bool targets_alive(const struct record_opts *o)
@@ -257,6 +298,25 @@ static void reopen_back(const struct record_opts *o, struct evlist *el, struct h
 }
 
 /*
+ * --tail-synthesize, as perf: what synthesis writes at the start (the
+ * kernel map, the BPF programs, the cgroups, the threads and their maps)
+ * is taken as the recording ends and written after its records.  perf
+ * report then meets the samples of threads that existed before without
+ * their COMM and MMAP2 yet, as with perf's file.
+ */
+static int tail_synthesize(const struct record_opts *o, const struct evlist *el,
+			   struct sink *s)
+{
+	struct pbuf tail = { 0 };
+	int err;
+
+	synth_start(o, el, &tail);
+	err = tail.err ?: out_emit(s->out, tail.p, tail.len);
+	pbuf_free(&tail);
+	return err;
+}
+
+/*
  * The loop: wait, read, serve, until the targets are done (not at all when
  * the command could not start).  Requests still pending then are served
  * at once, so that every one asked for is answered.  Then stop the events
@@ -321,6 +381,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	hotplug_check(hp, el->rings, el->nrings, true);
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
+	if (o->tail_synth && !o->overwrite && run && err >= 0 && !sink_failed(s))
+		err = tail_synthesize(o, el, s);
 	s->ops->finish(s, run && err >= 0);
 	return err < 0 ? err : 0;
 }
@@ -388,6 +450,34 @@ static struct out_opts out_options(const struct record_opts *o)
 	};
 }
 
+/*
+ * A setup that failed exits as perf record's does: cmd_record()'s error &
+ * 0xff, which is 255 (-1) for most (an event that cannot be opened, a -t
+ * thread or a -p zombie, an output that cannot be created), 244 (-ENOMEM)
+ * for a -p process that does not exist (no thread map can be made), 237
+ * (-ENODEV) for a -C CPU that does not exist.
+ */
+#define SETUP_EXIT 255
+
+static int setup_exit(const struct record_opts *o, int err)
+{
+	char path[64];
+
+	if (err == -ESRCH && o->npids && !o->tids)
+		for (int i = 0; i < o->npids; i++) {
+			snprintf(path, sizeof(path), "/proc/%d", o->pids[i]);
+			if (access(path, F_OK))
+				return 256 - ENOMEM;
+		}
+	if (o->cpu_list_given)
+		for (int c = 0; c < MAX_CPUS; c++) {
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", c);
+			if (o->cpu_mask[c] && access(path, F_OK))
+				return 256 - ENODEV;
+		}
+	return SETUP_EXIT;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -406,29 +496,33 @@ int cmd_record(int argc, char **argv)
 
 	err = record_parse(argc, argv, &o);
 	if (err)
-		return err == -EINVAL ? RECORD_USAGE_EXIT : 1;	/* perf's usage exit */
+		/* perf's usage exit; a refused option exits as perf fails with it */
+		return err == -EINVAL ? RECORD_USAGE_EXIT : o.refuse_exit ? o.refuse_exit :
+			SETUP_EXIT;
 	if (o.dry_run)
 		return 0;
 	if (synth_parse_env())
-		return 1;
+		return SETUP_EXIT;
 	evlist_opts_of(&o, &eo);
 	/* the flight recorder's side-band event, or the tracking dummy (evlist.h) */
 	if ((o.overwrite || eo.tracking) && o.events.nr == MAX_EVENTS) {
 		fprintf(stderr, "perf-ring record: %s: at most %d events\n",
 			o.overwrite ? "--overwrite" : o.delay_ms ? "-D" : "--control", MAX_EVENTS - 1);
-		return 1;
+		return SETUP_EXIT;
 	}
 	if (o.overwrite || eo.tracking) {
 		char msg[256];
 
 		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
 			fprintf(stderr, "perf-ring record: %s\n", msg);
-			return 1;
+			return SETUP_EXIT;
 		}
 	}
 	el.evs = o.events.ev;
 	el.nev = o.events.nr;
 	evlist_config(&el, &eo);
+	if (o.clockid_set)
+		pf_set_clock(o.clockid);	/* -k: HEADER_CLOCKID and CLOCK_DATA */
 	hp = (struct hotplug){
 		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
 		.uevent_fd = -1,
@@ -440,15 +534,16 @@ int cmd_record(int argc, char **argv)
 		goto out_early;
 	}
 	if (triggers_init(&trig, &o)) {
+		/* perf: a --control it cannot open is a usage error */
 		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
-		return 1;
+		return RECORD_USAGE_EXIT;
 	}
 
 	if (o.workload) {
 		err = workload_prepare(&wl, o.workload, out_to_stdout(o.output));
 		if (err) {
 			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
-			return 1;
+			return SETUP_EXIT;
 		}
 	}
 	inject_faults(FAULTS_START);
@@ -467,23 +562,12 @@ int cmd_record(int argc, char **argv)
 	/*
 	 * Synthesized records: the kernel map, and with -a or -p the threads
 	 * that exist now (a command's are seen as it starts).  What happens
-	 * later comes from the kernel's side-band records.
+	 * later comes from the kernel's side-band records.  With
+	 * --tail-synthesize, at the end instead (the flight recorder's
+	 * snapshots carry their side-band store either way).
 	 */
-	if (synth_kernel_mmap(&synth, el.id_hdr) && o.verbose)
-		fprintf(stderr, "perf-ring record: no kernel map (kallsyms restricted)\n");
-	if (el.bpf_events) {
-		struct bpfsyms_result br;
-
-		bpfsyms_synth(&synth, el.id_hdr, &br);
-		if (o.verbose && br.err)
-			fprintf(stderr, "perf-ring record: cannot list the BPF programs loaded "
-				"before (%s): their JIT code has no names\n", strerror(-br.err));
-		else if (o.verbose)
-			fprintf(stderr, "perf-ring record: %u BPF programs loaded before, "
-				"%u functions\n", br.progs, br.funcs);
-	}
-	if (!o.wl_target && !o.synth_none)
-		synth_existing(&o, &el, &synth);
+	if (!o.tail_synth || o.overwrite)
+		synth_start(&o, &el, &synth);
 	s = o.overwrite ? sink_flight_new(&o, &el, out, &synth) :
 			  sink_stream_new(&o, &el, out, &synth);
 	if (!s) {
@@ -603,5 +687,5 @@ out_early:
 		out_close(out, 0, NULL);
 	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
-	return 1;
+	return setup_exit(&o, err);
 }

@@ -3,12 +3,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -193,6 +195,19 @@ static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
 	return read_comm_at(taskfd, path, comm, len);
 }
 
+static bool task_maps = true;	/* --synth=task: no MMAP2 */
+static bool namespaces;		/* --namespaces */
+
+void synth_set_maps(bool on)
+{
+	task_maps = on;
+}
+
+void synth_set_namespaces(bool on)
+{
+	namespaces = on;
+}
+
 /* --call-graph dwarf: the unwinder reads .eh_frame from read-only maps too */
 static bool data_maps;
 
@@ -235,11 +250,35 @@ struct map2 {
 	u32 prot, flags;
 };
 
+/*
+ * --proc-map-timeout, as perf: reading a process's maps past this long
+ * (default 500 ms) stops after one more map, which is flagged
+ * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT so that perf report can say the
+ * maps are incomplete.
+ */
+static u64 map_timeout_ns = 500000000ULL;
+
+void synth_set_map_timeout(unsigned int ms)
+{
+	map_timeout_ns = ms * 1000000ULL;
+}
+
+/* Is this map the last of a read that took too long (started at t0)? */
+static bool map_timed_out(u64 t0, pid_t pid)
+{
+	if (now_ns() - t0 <= map_timeout_ns)
+		return false;
+	fprintf(stderr, "perf-ring record: warning: reading /proc/%d/maps timed out; you may "
+		"want to increase the time limit by --proc-map-timeout\n", pid);
+	return true;
+}
+
 static void put_map(struct pbuf *out, struct map2 *b, const char *name, u32 id_hdr,
-		    struct synth_result *r)
+		    struct synth_result *r, bool last)
 {
 	put_rec(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER |
-		(b->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA), b, sizeof(*b),
+		(b->prot & PROT_EXEC ? 0 : PERF_RECORD_MISC_MMAP_DATA) |
+		(last ? PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT : 0), b, sizeof(*b),
 		*name ? name : "//anon", id_hdr);
 	r->nr_mmap2++;
 }
@@ -281,9 +320,10 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 			    struct synth_result *r)
 {
 	char name[4096];
-	u64 addr = 0;
+	u64 addr = 0, t0 = now_ns();
+	bool last = false;
 
-	for (;;) {
+	while (!last) {
 		struct pr_procmap_query q = {
 			.size = sizeof(q),
 			.query_flags = PR_PMQ_COVERING_OR_NEXT | (data_maps ? 0 : PR_PMQ_EXEC),
@@ -313,15 +353,16 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 			 (q.vma_flags & PR_PMQ_WRITE ? PROT_WRITE : 0) |
 			 (q.vma_flags & PR_PMQ_EXEC ? PROT_EXEC : 0);
 		b.flags = q.vma_flags & PR_PMQ_SHARED ? MAP_SHARED : MAP_PRIVATE;
-		put_map(out, &b, name, id_hdr, r);
+		last = map_timed_out(t0, pid);
+		put_map(out, &b, name, id_hdr, r, last);
 		addr = q.vma_end;
 	}
-	if (gate.have) {
+	if (gate.have && !last) {
 		struct map2 b = { .pid = pid, .tid = pid, .start = gate.start,
 				  .len = gate.end - gate.start, .prot = PROT_EXEC,
 				  .flags = MAP_PRIVATE };
 
-		put_map(out, &b, gate.name, id_hdr, r);
+		put_map(out, &b, gate.name, id_hdr, r, false);
 	}
 	return 0;
 }
@@ -329,6 +370,8 @@ static int synth_maps_query(int fd, pid_t pid, u32 id_hdr, struct pbuf *out,
 static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_result *r)
 {
 	char path[64], line[4096];
+	u64 t0 = now_ns();
+	bool last = false;
 	FILE *f;
 	int fd;
 
@@ -348,7 +391,7 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		close(fd);
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (!last && fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, ino;
 		unsigned int maj, min;
 		char perm[8];
@@ -374,7 +417,8 @@ static void synth_maps(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		b.prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0) |
 			 (perm[2] == 'x' ? PROT_EXEC : 0);
 		b.flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		put_map(out, &b, name, id_hdr, r);
+		last = map_timed_out(t0, pid);
+		put_map(out, &b, name, id_hdr, r, last);
 	}
 	fclose(f);
 }
@@ -394,7 +438,38 @@ static pid_t parent_of(pid_t pid)
 	return pp;
 }
 
-/* FORK, which tells perf how the thread relates to its parent, and COMM */
+/*
+ * perf's order of the namespaces in a NAMESPACES record (NET_NS_INDEX ...
+ * CGROUP_NS_INDEX), each as the device and inode of /proc/TID/ns/NAME.
+ * One that cannot be read (a kernel without it, the thread gone) is 0/0.
+ */
+static const char *const ns_names[] = { "net", "uts", "ipc", "pid", "user", "mnt", "cgroup" };
+
+static void put_namespaces(struct pbuf *out, pid_t pid, pid_t tid, u32 id_hdr)
+{
+	struct { u32 pid, tid; u64 nr; struct { u64 dev, ino; } ns[ARRAY_SIZE(ns_names)]; } b;
+	char path[64];
+
+	memset(&b, 0, sizeof(b));
+	b.pid = pid;
+	b.tid = tid;
+	b.nr = ARRAY_SIZE(ns_names);
+	for (size_t i = 0; i < ARRAY_SIZE(ns_names); i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", tid, ns_names[i]);
+		if (!stat(path, &st)) {
+			b.ns[i].dev = st.st_dev;
+			b.ns[i].ino = st.st_ino;
+		}
+	}
+	put_rec(out, PERF_RECORD_NAMESPACES, 0, &b, sizeof(b), NULL, id_hdr);
+}
+
+/*
+ * FORK, which tells perf how the thread relates to its parent, and COMM;
+ * with --namespaces the thread's NAMESPACES between them, as perf.
+ */
 static void put_thread(struct pbuf *out, pid_t pid, pid_t tid, pid_t ppid, const char *comm,
 		       u32 id_hdr, struct synth_result *r)
 {
@@ -407,6 +482,8 @@ static void put_thread(struct pbuf *out, pid_t pid, pid_t tid, pid_t ppid, const
 
 	put_rec(out, PERF_RECORD_FORK, 0, &fb, sizeof(fb), NULL, id_hdr);
 	r->nr_fork++;
+	if (namespaces)
+		put_namespaces(out, pid, tid, id_hdr);
 	put_rec(out, PERF_RECORD_COMM, 0, &cb, sizeof(cb), comm, id_hdr);
 	r->nr_comm++;
 	r->nr_threads++;
@@ -438,7 +515,8 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 	}
 	closedir(d);
 	if (any) {
-		synth_maps(pid, id_hdr, out, r);
+		if (task_maps)
+			synth_maps(pid, id_hdr, out, r);
 		r->nr_procs++;
 	}
 }
@@ -495,7 +573,8 @@ static void synth_proc_iter(pid_t pid, const struct synth_task *t, size_t n, u32
 		any = true;
 	}
 	if (any) {
-		synth_maps(pid, id_hdr, out, r);
+		if (task_maps)
+			synth_maps(pid, id_hdr, out, r);
 		r->nr_procs++;
 	}
 }
@@ -759,4 +838,87 @@ int synth_threads(const pid_t *pids, int npids, int nthreads, u32 id_hdr,
 	free(th);
 	free(own);
 	return err ?: out->err;
+}
+
+/* The cgroup2 mount: DIR (PATH_MAX bytes), 0 or -ENOENT. */
+static int cgroup2_mount(char *dir)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], type[64];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%255s %4095s %63s %*s %*d %*d", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+/* One cgroup: its id is the kernel's file handle of the directory. */
+static void put_cgroup(struct pbuf *out, int dirfd, const char *rel, u32 id_hdr, u64 *nr)
+{
+	struct { struct file_handle fh; u64 id; } h = { .fh.handle_bytes = sizeof(u64) };
+	int mount_id;
+
+	if (name_to_handle_at(dirfd, "", &h.fh, &mount_id, AT_EMPTY_PATH) ||
+	    h.fh.handle_bytes != sizeof(u64))
+		return;		/* gone meanwhile */
+	put_rec(out, PERF_RECORD_CGROUP, 0, &h.id, sizeof(h.id), *rel ? rel : "/", id_hdr);
+	(*nr)++;
+}
+
+/*
+ * Depth first, parents before children, as perf walks the tree; through
+ * directory fds (O_NOFOLLOW), so that nothing below the mount is left.
+ * REL is the path under the mount, PATH_MAX bytes.
+ */
+static void walk_cgroups(struct pbuf *out, int fd, char *rel, u32 id_hdr, u64 *nr, int depth)
+{
+	size_t len = strlen(rel);
+	struct dirent *de;
+	DIR *d;
+
+	put_cgroup(out, fd, rel, id_hdr, nr);
+	if (depth > 64)
+		return;		/* the kernel's cgroup.max.depth is far below */
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int cfd;
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len + 1 + strlen(de->d_name) >= PATH_MAX)
+			continue;
+		cfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		snprintf(rel + len, PATH_MAX - len, "/%s", de->d_name);
+		walk_cgroups(out, cfd, rel, id_hdr, nr, depth + 1);
+		rel[len] = 0;
+	}
+	closedir(d);
+}
+
+int synth_cgroups(struct pbuf *out, u32 id_hdr, u64 *nr)
+{
+	char dir[PATH_MAX], rel[PATH_MAX] = "";
+	int fd, err;
+
+	*nr = 0;
+	err = cgroup2_mount(dir);
+	if (err)
+		return err;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	walk_cgroups(out, fd, rel, id_hdr, nr, 0);
+	return out->err;
 }

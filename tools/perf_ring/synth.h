@@ -32,6 +32,29 @@ struct synth_result {
 void synth_set_data_maps(bool on);
 
 /*
+ * perf's --synth kinds: without maps (--synth=task), only COMM and FORK;
+ * with namespaces (--namespaces), a NAMESPACES record for each thread
+ * too, between its FORK and COMM as perf writes them.
+ */
+void synth_set_maps(bool on);
+void synth_set_namespaces(bool on);
+
+/*
+ * --proc-map-timeout MS (perf's default 500): a process whose maps take
+ * longer to read gets one more, flagged PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT,
+ * and no more; with a warning that names it.
+ */
+void synth_set_map_timeout(unsigned int ms);
+
+/*
+ * --all-cgroups: a CGROUP record (id, path under the mount, "/" for the
+ * root) for each cgroup of the cgroup2 hierarchy, whose ids the samples'
+ * PERF_SAMPLE_CGROUP carry.  0, or a negative errno (no cgroup2 mount).
+ * *nr counts the records.
+ */
+int synth_cgroups(struct pbuf *out, u32 id_hdr, u64 *nr);
+
+/*
  * Read the maps from the text of /proc/PID/maps even where the kernel has
  * the PROCMAP_QUERY ioctl (Linux 6.11+), which is used by default.
  */

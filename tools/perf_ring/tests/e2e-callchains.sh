@@ -204,12 +204,12 @@ else
 		done
 		[ "$nfl" -ge 2 ] || nok "--overwrite $cgmode: a snapshot every second" "$(ls cgfl.data*)"
 	done
-	expect_fail "--overwrite with 64 KiB records in a 512 KiB buffer" 1 "need a buffer of at least 1024 kB (-m 1024K)" \
+	expect_fail "--overwrite with 64 KiB records in a 512 KiB buffer" 255 "need a buffer of at least 1024 kB (-m 1024K)" \
 		"$PR" record --overwrite --call-graph dwarf,65528 -o x.data -- true
 	expect_fail "--call-graph with a bad stack size" 129 "incorrect stack dump size (max 65528)" \
 		"$PR" record --call-graph dwarf,70000 -o x.data -- true
 	if ! ls /sys/bus/event_source/devices/cpu >/dev/null 2>&1; then
-		expect_fail "--call-graph lbr without a hardware PMU" 1 "no hardware PMU" \
+		expect_fail "--call-graph lbr without a hardware PMU" 255 "no hardware PMU" \
 			"$PR" record --call-graph lbr -o x.data -- true
 	else
 		skip "--call-graph lbr without a hardware PMU" "this machine has a cpu PMU"

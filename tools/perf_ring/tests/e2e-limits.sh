@@ -2,8 +2,8 @@
 #
 # The limits at scale (sourced by e2e.sh: its helpers and variables are
 # used here).  Each limit is set low for one recording only (prlimit,
-# setpriv): the recording stops before it opens anything, exit 1, with a
-# message naming the limit and the figure needed, and leaves no file; or,
+# setpriv): the recording stops before it opens anything, exit 255 (a
+# failed setup, as perf record's), with a message naming the limit and the figure needed, and leaves no file; or,
 # when raising the soft limit is enough, it raises it and records.
 
 if ! command -v prlimit >/dev/null || ! command -v setpriv >/dev/null; then
@@ -18,7 +18,7 @@ else
 		-e raw_syscalls:sys_exit -o lim.data -- true >lim.out 2>lim.err
 	rc=$?
 	need=$(sed -n 's/.* need \([0-9]*\) file descriptors.*/\1/p' lim.err)
-	if [ "$rc" = 1 ] && grep -q "RLIMIT_NOFILE allows 30" lim.err && [ -n "$need" ] &&
+	if [ "$rc" = 255 ] && grep -q "RLIMIT_NOFILE allows 30" lim.err && [ -n "$need" ] &&
 	   [ "$need" -gt 30 ] && grep -q "ulimit -n $need" lim.err && [ ! -e lim.data ]; then
 		ok "RLIMIT_NOFILE 30: stops before recording, names the limit and $need needed"
 	else
@@ -52,7 +52,7 @@ else
 	want=$((ncpu * (65536 + 4)))
 	if [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
 		skip "RLIMIT_MEMLOCK: -m 64M" "perf_event_paranoid -1: the kernel does not limit"
-	elif [ "$rc" = 1 ] && grep -q "need $want kB locked" lim.err &&
+	elif [ "$rc" = 255 ] && grep -q "need $want kB locked" lim.err &&
 	     grep -q "perf_event_mlock_kb ($mlock kB) x $ncpu online CPUs" lim.err &&
 	     grep -q "RLIMIT_MEMLOCK (8192 kB)" lim.err && grep -q -- "-m [0-9]*K fits" lim.err &&
 	     [ ! -e lim.data ]; then

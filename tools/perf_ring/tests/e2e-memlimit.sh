@@ -58,7 +58,7 @@ else
 		left=$(ls "$MT")
 		if [ "$mrc" = 0 ] && [ -e "$MT/m.data" ] && "$PR" report -i "$MT/m.data" >/dev/null 2>&1; then
 			judged=ran
-		elif [ "$mrc" -ge 1 ] && [ "$mrc" -lt 128 ] &&
+		elif { [ "$mrc" = 2 ] || [ "$mrc" = 255 ]; } &&
 		     grep -q "may need up to .* more memory, but cgroup .* left" mcg.err &&
 		     { [ -z "$left" ] || "$PR" report -i "$MT/$left" >/dev/null 2>&1; }; then
 			judged=stopped

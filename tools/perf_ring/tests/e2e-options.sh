@@ -44,7 +44,7 @@ expect_fail "an unknown option: perf's usage exit" 129 "unknown option \`bogus'"
 	"$PR" record --bogus -o x.data -- true
 expect_fail "--timestam is ambiguous, as in perf" 129 "Ambiguous option: timestam" \
 	"$PR" record --timestam -o x.data -- true
-expect_fail "-b refused with perf's words and the reason" 1 \
+expect_fail "-b refused with perf's words and the reason" 255 \
 	"doesn't support branch stack sampling" "$PR" record -b -o x.data -- true
 
 # the attributes perf's options set, as perf evlist -v shows them

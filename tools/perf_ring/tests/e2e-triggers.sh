@@ -366,11 +366,11 @@ else
 fi
 
 # 6. bad input: a clear error and a non-zero exit before anything is recorded
-# (usage errors exit 129, as perf's; what fails when the recording starts, 1)
+# (usage errors exit 129, as perf's, and so does a --control that cannot be opened)
 for bad in "--switch-output=10X|129|expected signal, a size" "--switch-output=0s|129|expected signal, a size" \
 	   "--switch-output=-5M|129|expected signal, a size" \
-	   "--control=fifo:nonexistent-fifo|1|cannot open the control fifo" \
-	   "--control=pipe:x|129|expected fifo:CTL" "--control=fd:99|1|fd 99 is not open" \
+	   "--control=fifo:nonexistent-fifo|129|cannot open the control fifo" \
+	   "--control=pipe:x|129|expected fifo:CTL" "--control=fd:99|129|fd 99 is not open" \
 	   "--switch-max-files=3|129|--switch-max-files needs --switch-output"; do
 	opt=${bad%%|*}
 	code=${bad#*|}
@@ -380,7 +380,7 @@ for bad in "--switch-output=10X|129|expected signal, a size" "--switch-output=0s
 	[ -e bi.data ] && nok "bad input $opt: no file" "bi.data exists"
 done
 touch notafifo
-expect_fail "bad input --control=fifo:FILE" 1 "is not a fifo" \
+expect_fail "bad input --control=fifo:FILE" 129 "is not a fifo" \
 	"$PR" record --control=fifo:notafifo -e cpu-clock -o bi.data -- true
 expect_fail "perf-ring ctl: no recorder" 1 "no recorder is listening" "$PR" ctl ctl,ack snapshot
 expect_fail "perf-ring ctl: unknown command" 1 "unknown command 'shapshot'" "$PR" ctl ctl,ack shapshot

@@ -46,8 +46,25 @@ static int test_prefix_collisions(void)
 	/* --timestam: timestamp-filename or timestamp-boundary, as perf */
 	CHECK(parse("--timestam", "--", "true", NULL) == -EINVAL, "--timestam is ambiguous");
 	/* --synt is perf's --synth, not perf-ring's --synth-threads */
-	CHECK(!parse("--synt=no", "--", "true", NULL) && o.synth_none, "--synt=no");
-	CHECK(!parse("--synth", "no", "--", "true", NULL) && o.synth_none, "--synth no");
+	CHECK(!parse("--synt=no", "--", "true", NULL) && !o.synth, "--synt=no");
+	CHECK(!parse("--synth", "no", "--", "true", NULL) && !o.synth, "--synth no");
+	/* perf's kinds: mmap brings task; no and all end the list */
+	CHECK(!parse("--", "true", NULL) && o.synth == RECORD_SYNTH_ALL, "default all");
+	CHECK(!parse("--synth=task", "--", "true", NULL) && o.synth == RECORD_SYNTH_TASK,
+	      "--synth=task: %u", o.synth);
+	CHECK(!parse("--synth=mmap", "--", "true", NULL) &&
+	      o.synth == (RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP), "--synth=mmap: %u", o.synth);
+	CHECK(!parse("--synth=CGROUP", "--", "true", NULL) && o.synth == RECORD_SYNTH_CGROUP,
+	      "--synth=CGROUP: %u", o.synth);
+	CHECK(!parse("--synth=cgroup,none,bogus", "--", "true", NULL) && !o.synth,
+	      "--synth=cgroup,none,...: %u", o.synth);
+	CHECK(parse("--synth=task,bogus", "--", "true", NULL) == -EINVAL, "--synth=task,bogus");
+	CHECK(!parse("--", "true", NULL) && o.map_timeout_ms == 500 && !o.tail_synth,
+	      "defaults: --proc-map-timeout 500, no --tail-synthesize");
+	CHECK(!parse("--proc-map-timeout", "20", "--tail-synthesize", "--", "true", NULL) &&
+	      o.map_timeout_ms == 20 && o.tail_synth, "--proc-map-timeout 20 --tail-synthesize");
+	CHECK(parse("--proc-map-timeout", "-1", "--", "true", NULL) == -EINVAL,
+	      "--proc-map-timeout -1");
 	CHECK(!parse("--synth-threads=3", "--", "true", NULL) && o.synth_threads == 3,
 	      "--synth-threads=3: %d", o.synth_threads);
 	/* a perf-ring option is found by a prefix only when no perf option has it */

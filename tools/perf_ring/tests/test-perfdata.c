@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "counts.h"
@@ -222,6 +223,64 @@ static int test_pipe(void)
 	return 0;
 }
 
+/* The body of feature FEAT in features built at offset 0, or NULL. */
+static const char *feat_body(const struct pbuf *fb, const u64 *feats, int feat, u64 *size)
+{
+	int k = 0;
+	struct pf_section sec;
+
+	if (!(feats[feat / 64] & (1ULL << (feat % 64))))
+		return NULL;
+	for (int b = 0; b < feat; b++)
+		k += !!(feats[b / 64] & (1ULL << (b % 64)));
+	memcpy(&sec, fb->p + k * sizeof(sec), sizeof(sec));
+	*size = sec.size;
+	return fb->p + sec.offset;
+}
+
+/* -k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf writes them, only with -k */
+static int test_clock(void)
+{
+	struct pf_event ev;
+	char *argv[] = { "perf-ring" };
+	struct pf_meta meta = { .argc = 1, .argv = argv };
+	u64 feats[PF_FEAT_BITS / 64], res, size = 0, tod, ref;
+	struct pbuf fb = { 0 };
+	struct timespec now;
+	const char *b;
+	u32 v[2];
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "cpu-clock");
+	ev.attr.size = sizeof(ev.attr);
+	CHECK(pf_build_features(&ev, 1, &meta, 0, feats, &fb) == 0, "features");
+	CHECK(!feat_body(&fb, feats, PF_FEAT_CLOCKID, &size) &&
+	      !feat_body(&fb, feats, PF_FEAT_CLOCK_DATA, &size), "clock features without -k");
+	pbuf_free(&fb);
+
+	pf_set_clock(CLOCK_MONOTONIC);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	CHECK(pf_build_features(&ev, 1, &meta, 0, feats, &fb) == 0, "features with -k");
+	b = feat_body(&fb, feats, PF_FEAT_CLOCKID, &size);
+	CHECK(b && size == 8, "HEADER_CLOCKID: %s, %llu bytes", b ? "set" : "missing",
+	      (unsigned long long)size);
+	memcpy(&res, b, 8);
+	CHECK(res >= 1 && res <= 1000000000, "resolution %llu ns", (unsigned long long)res);
+	b = feat_body(&fb, feats, PF_FEAT_CLOCK_DATA, &size);
+	CHECK(b && size == 24, "HEADER_CLOCK_DATA: %s, %llu bytes", b ? "set" : "missing",
+	      (unsigned long long)size);
+	memcpy(v, b, 8);
+	memcpy(&tod, b + 8, 8);
+	memcpy(&ref, b + 16, 8);
+	CHECK(v[0] == 1 && v[1] == CLOCK_MONOTONIC, "version %u clockid %u", v[0], v[1]);
+	CHECK(ref <= (u64)now.tv_sec * 1000000000ULL + now.tv_nsec &&
+	      ref + 60000000000ULL > (u64)now.tv_sec * 1000000000ULL + now.tv_nsec,
+	      "reference time %llu against now", (unsigned long long)ref);
+	CHECK(tod > 1500000000ULL * 1000000000ULL, "time of day %llu", (unsigned long long)tod);
+	pbuf_free(&fb);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("header, attributes and features round trip", test_round_trip);
@@ -229,5 +288,6 @@ int main(void)
 	tap_run("an unfinalized file is refused with a message", test_unfinalized);
 	tap_run("perf strings are padded to 64 bytes", test_perf_string);
 	tap_run("the pipe format is read back", test_pipe);
+	tap_run("-k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf's", test_clock);
 	return tap_done();
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -430,10 +431,111 @@ static int test_kernel_map(void)
 	return 0;
 }
 
+/* Records of TYPE in a synthesized buffer: how many, and the first. */
+static int count_type(const struct pbuf *a, u32 type, const char **first)
+{
+	struct perf_event_header h;
+	int n = 0;
+
+	*first = NULL;
+	for (size_t pos = 0; pos + sizeof(h) <= a->len; pos += h.size) {
+		memcpy(&h, a->p + pos, sizeof(h));
+		if (h.size < sizeof(h))
+			return -1;
+		if (h.type == type && !n++)
+			*first = a->p + pos;
+	}
+	return n;
+}
+
+/*
+ * perf's --synth kinds and its options on synthesis: task without maps,
+ * --namespaces (a NAMESPACES record per thread, as /proc/TID/ns says),
+ * --proc-map-timeout (0: one map, flagged, then no more).
+ */
+static int test_kinds(void)
+{
+	pid_t pid = getpid();
+	struct synth_result r;
+	struct pbuf a = { 0 };
+	struct perf_event_header h;
+	const char *rec;
+	struct stat st;
+	u64 v[4];
+
+	synth_set_method(SYNTH_PROC);
+	synth_set_maps(false);
+	CHECK(synth_threads(&pid, 1, 1, 16, &a, &r) == 0, "task only");
+	CHECK(count_type(&a, PERF_RECORD_COMM, &rec) >= 1 &&
+	      count_type(&a, PERF_RECORD_FORK, &rec) >= 1, "COMM and FORK");
+	CHECK(count_type(&a, PERF_RECORD_MMAP2, &rec) == 0 && r.nr_mmap2 == 0,
+	      "--synth=task: %d MMAP2", count_type(&a, PERF_RECORD_MMAP2, &rec));
+	CHECK(count_type(&a, PERF_RECORD_NAMESPACES, &rec) == 0, "no NAMESPACES by default");
+	pbuf_free(&a);
+
+	synth_set_namespaces(true);
+	CHECK(synth_threads(&pid, 1, 1, 16, &a, &r) == 0, "with namespaces");
+	CHECK(count_type(&a, PERF_RECORD_NAMESPACES, &rec) == (int)r.nr_threads,
+	      "a NAMESPACES record per thread: %d for %llu",
+	      count_type(&a, PERF_RECORD_NAMESPACES, &rec), (unsigned long long)r.nr_threads);
+	memcpy(&h, rec, sizeof(h));
+	CHECK(h.size == sizeof(h) + 16 + 7 * 16 + 16, "size %u", h.size);
+	memcpy(v, rec + sizeof(h), 16);
+	CHECK((v[0] & 0xffffffff) == (u64)pid && v[1] == 7, "pid %llu, %llu namespaces",
+	      (unsigned long long)(v[0] & 0xffffffff), (unsigned long long)v[1]);
+	/* entry 5 is mnt, as perf orders them */
+	memcpy(v, rec + sizeof(h) + 16 + 5 * 16, 16);
+	CHECK(!stat("/proc/self/ns/mnt", &st) && v[0] == st.st_dev && v[1] == st.st_ino,
+	      "mnt: %llu/%llx", (unsigned long long)v[0], (unsigned long long)v[1]);
+	synth_set_namespaces(false);
+	pbuf_free(&a);
+
+	synth_set_maps(true);
+	synth_set_map_timeout(0);
+	CHECK(synth_threads(&pid, 1, 1, 16, &a, &r) == 0, "map timeout 0");
+	CHECK(count_type(&a, PERF_RECORD_MMAP2, &rec) == 1, "--proc-map-timeout 0: %d MMAP2",
+	      count_type(&a, PERF_RECORD_MMAP2, &rec));
+	memcpy(&h, rec, sizeof(h));
+	CHECK(h.misc & PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT, "flagged: misc %#x", h.misc);
+	pbuf_free(&a);
+	synth_set_map_timeout(500);
+	CHECK(synth_threads(&pid, 1, 1, 16, &a, &r) == 0, "map timeout 500");
+	CHECK(count_type(&a, PERF_RECORD_MMAP2, &rec) > 1, "500 ms: every map");
+	pbuf_free(&a);
+	synth_set_method(-1);
+	return 0;
+}
+
+/* --all-cgroups: the cgroup2 tree, the root "/" first, ids as the kernel's handles */
+static int test_cgroups(void)
+{
+	struct pbuf a = { 0 };
+	struct perf_event_header h;
+	const char *rec;
+	u64 n = 0, id;
+	int err = synth_cgroups(&a, 8, &n);
+
+	if (err == -ENOENT) {
+		printf("# SKIP cgroups: no cgroup2 mount\n");
+		return 0;
+	}
+	CHECK(err == 0 && n >= 1, "err %d, %llu cgroups", err, (unsigned long long)n);
+	CHECK(count_type(&a, PERF_RECORD_CGROUP, &rec) == (int)n, "one record each");
+	memcpy(&h, rec, sizeof(h));
+	memcpy(&id, rec + sizeof(h), 8);
+	CHECK(!strcmp(rec + sizeof(h) + 8, "/") && h.size == sizeof(h) + 8 + 8 + 8,
+	      "the root first: '%s', %u bytes", rec + sizeof(h) + 8, h.size);
+	CHECK(id != 0, "root id %llu", (unsigned long long)id);
+	pbuf_free(&a);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("joined synthesis does not depend on the thread count", test_stable_order);
 	tap_run("kernel map record", test_kernel_map);
+	tap_run("--synth=task, --namespaces and --proc-map-timeout as perf's", test_kinds);
+	tap_run("--all-cgroups: CGROUP records of the cgroup2 tree", test_cgroups);
 	tap_run("PROCMAP_QUERY and /proc/PID/maps text give the same maps", test_maps_query);
 	tap_run("the BPF task iterator and /proc give the same records", test_iter_vs_proc);
 	return tap_done();

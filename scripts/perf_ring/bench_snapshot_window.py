@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Part 12: a flight-recorder snapshot against perf record --overwrite at the same -m.
+
+Two CPUs recorded (-a) with raw_syscalls:sys_enter and a cpu-clock sample
+every 100 us, into 16-page (64 KiB) buffers written backward; the work is
+uneven on purpose: close-loop on CPU 0 makes a syscall every microsecond or
+so, while CPU 1 has its clock samples and what else runs there, so CPU 0's
+buffer wraps first and covers the shorter time.  The clock samples tick on
+both CPUs whatever runs, so each CPU's oldest one tells where its records
+start, within 100 us.  One snapshot is taken with SIGUSR2 (--switch-output)
+one second in, while both loads run; then the recording is stopped.
+
+perf record --overwrite writes each buffer whole: every record the
+buffers hold, but the busy CPU's records start later than the quiet one's,
+so at the start of the file there is a stretch (the hole) with records of
+one CPU only.  perf-ring's snapshot starts at the newest of the buffers'
+oldest records (one window with no gap on any CPU) and leaves out what lies
+before it.  Measured per file with perf script -F cpu,time,event: the
+records kept, and the hole = the newest of the CPUs' oldest clock-sample
+times less the oldest of them.  The recorders alternate, ROUNDS rounds; medians."""
+
+import os
+import signal
+import statistics
+import subprocess
+import time
+
+from bench_lib import (CLOSE_LOOP, OUT, PERF_RING, QUICK, SCRATCH, Fail, log, main, md_table,
+                       pin, rm, run, save, write_md)
+
+ROUNDS = 3 if QUICK else 7
+PAGES = "16"
+EVENTS = ["-e", "raw_syscalls:sys_enter", "-e", "cpu-clock/period=100000/"]
+BUSY = pin(0, [CLOSE_LOOP, "100000000"])
+SNAP_AT = 1.0
+
+
+def work():
+    """Both loads at once, as one command for the recorders."""
+    return BUSY
+
+
+def recorder(tool, f):
+    common = ["-q", "-B", "-a", "--overwrite", "--switch-output", "-m", PAGES] + EVENTS + \
+        ["-o", f]
+    exe = "perf" if tool == "perf" else PERF_RING
+    return [exe, "record"] + common + ["--"] + work()
+
+
+def started(p):
+    """Wait until the recorder runs its command (its child): its signal handlers are set."""
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        for pid in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/stat" % pid) as st:
+                    f = st.read().rsplit(")", 1)
+                if f[0].endswith("(close-loop") and int(f[1].split()[1]) == p.pid:
+                    return
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.05)
+    raise Fail("the recorder did not start its command within 120 s")
+
+
+def snapshot(tool, f):
+    """The recorder's first snapshot, taken with SIGUSR2 while both loads run."""
+    p = subprocess.Popen(recorder(tool, f), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        started(p)
+        time.sleep(SNAP_AT)
+        p.send_signal(signal.SIGUSR2)
+        deadline = time.time() + 60
+        snaps = []
+        while time.time() < deadline and not snaps:
+            time.sleep(0.2)
+            snaps = sorted(x for x in os.listdir(SCRATCH)
+                           if x.startswith(os.path.basename(f) + "."))
+        time.sleep(0.5)		# written whole: the recorders rename it into place
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        try:		# the loads, should the stop not have reached them
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if not snaps:
+        raise Fail("%s: no snapshot 60 s after SIGUSR2: %s" % (tool, p.stderr.read()[-300:]))
+    return os.path.join(SCRATCH, snaps[0])
+
+
+def clean(f):
+    for x in os.listdir(SCRATCH):
+        if x == os.path.basename(f) or x.startswith(os.path.basename(f) + "."):
+            rm(os.path.join(SCRATCH, x))
+
+
+def measure(f):
+    """{cpu: [n, oldest clock sample, newest]} of the samples in f (seconds)."""
+    _, _, out, _ = run(["perf", "script", "-i", f, "-F", "cpu,time,event"], timeout=300)
+    per = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 3 or not parts[0].startswith("["):
+            continue
+        cpu, t = int(parts[0].strip("[]")), float(parts[1].rstrip(":"))
+        e = per.setdefault(cpu, [0, None, t])
+        e[0] += 1
+        if parts[2].startswith("cpu-clock") and (e[1] is None or t < e[1]):
+            e[1] = t
+        e[2] = max(e[2], t)
+    per = {c: e for c, e in per.items() if e[1] is not None}
+    if len(per) < 2:
+        raise Fail("%s: samples of %d CPU(s), expected 2" % (f, len(per)))
+    return per
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def part():
+    res = {"perf": [], "perf-ring": []}
+    load0 = loadavg()
+    for r in range(ROUNDS):
+        for tool in ("perf", "perf-ring") if r % 2 == 0 else ("perf-ring", "perf"):
+            f = os.path.join(SCRATCH, "snapwin.data")
+            clean(f)
+            per = measure(snapshot(tool, f))
+            clean(f)
+            oldest = [per[c][1] for c in per]
+            newest = [per[c][2] for c in per]
+            row = {"records": sum(per[c][0] for c in per),
+                   "per_cpu": {str(c): per[c][0] for c in sorted(per)},
+                   "hole_ms": (max(oldest) - min(oldest)) * 1e3,
+                   "span_ms": (max(newest) - min(oldest)) * 1e3}
+            res[tool].append(row)
+            log("snapshot window: %s round %d: %d records %s, hole %.2f ms, span %.2f ms" %
+                (tool, r + 1, row["records"], row["per_cpu"], row["hole_ms"], row["span_ms"]))
+
+    def med(tool, key):
+        return statistics.median(x[key] for x in res[tool])
+
+    def med_cpu(tool, cpu):
+        return statistics.median(x["per_cpu"].get(cpu, 0) for x in res[tool])
+
+    rows = []
+    for tool, how in (("perf", "perf record --overwrite: each buffer whole"),
+                      ("perf-ring", "perf-ring --overwrite: one window")):
+        rows.append([how, "%.0f" % med(tool, "records"), "%.0f" % med_cpu(tool, "0"),
+                     "%.0f" % med_cpu(tool, "1"), "%.2f" % med(tool, "span_ms"),
+                     "%.2f" % med(tool, "hole_ms")])
+    cmd = ("`RECORDER record -q -B -a --overwrite --switch-output -m %s %s -o F -- "
+           "taskset -c 0 close-loop %s`, SIGUSR2 %.1f s after the command started, then "
+           "SIGINT" % (PAGES, " ".join(EVENTS), BUSY[-1], SNAP_AT))
+    text = "## 12. A flight-recorder snapshot against perf record --overwrite\n\n"
+    text += ("%s, RECORDER perf (6.1) and perf-ring, alternating, %d rounds each; medians. "
+             "The snapshot is the one SIGUSR2 asks for, while the command runs. Records are "
+             "the samples in the file, both events (`perf script -F cpu,time,event`); the span runs from the oldest record to "
+             "the newest; the hole is the time at the start of the span with records of "
+             "one CPU only (the newest of the CPUs' oldest clock-sample times less the "
+             "oldest, so within 100 us), where the busier CPU's buffer had already been "
+             "overwritten (CPU 0's, unless other work on the machine made CPU 1 the busier). "
+             "Each column's median is taken on its own.\n\n" %
+             (cmd, ROUNDS))
+    text += ("Load average %s at the start, %s at the end (the machine is shared: the "
+             "rates vary, so do the windows; the shape holds in every round, see each round "
+             "below).\n\n" % (load0, loadavg()))
+    text += md_table(["recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
+                      "hole (ms)"], rows, ["---"] + ["---:"] * 5)
+    text += "\nEach round:\n\n"
+    text += md_table(["round", "recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
+                      "hole (ms)"],
+                     [[i + 1, tool, x["records"], x["per_cpu"].get("0", 0),
+                       x["per_cpu"].get("1", 0), "%.2f" % x["span_ms"], "%.2f" % x["hole_ms"]]
+                      for i in range(ROUNDS) for tool in ("perf", "perf-ring")
+                      for x in [res[tool][i]]], ["---:", "---"] + ["---:"] * 5)
+    write_md("snapshot-window.md", text)
+    save("snapshot_window", res)
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "snapshot-window.md"), "w") as f:
+        f.write("# " + text.split("\n", 1)[0][3:] + "\n\nCommand: `python3 "
+                "scripts/perf_ring/bench_snapshot_window.py` (or `BENCH_PARTS=snapshot_window "
+                "make bench`), run in the tree of the commit that adds this file.\n\n" +
+                text.split("\n", 2)[2])
+
+
+if __name__ == "__main__":
+    main(part)
