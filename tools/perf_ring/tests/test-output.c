@@ -34,7 +34,7 @@ static int setup(void)
 	ev.attr.sample_type = PERF_SAMPLE_TIME;
 	el.evs = &ev;
 	el.nev = 1;
-	el.track_ev = 0;
+	ev.tracks = true;
 	ev.ids = ids;
 	ev.nr_ids = 1;
 	/* where a sample's time is, for the counts (sample time feature) */
