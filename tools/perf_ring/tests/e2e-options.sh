@@ -148,7 +148,7 @@ else
 		"exit $rc (perf $prc), threads: perf-ring '$a', perf '$b'" "$(head -2 pt.err pt-perf.err 2>/dev/null)"
 fi
 rm -f pt.data pt-perf.data pt.py pt.stop
-expect_fail "--per-thread with -a: refused with the reason" 1 "\-\-per-thread with -a or -C" \
+expect_fail "--per-thread with -a: refused with the reason, a failed setup (255)" 255 "\-\-per-thread with -a or -C" \
 	"$PR" record --per-thread -a -o x.data -- true
 
 # the manual's table against the parser's
