@@ -8,7 +8,9 @@
 #   recorders       perf record against perf-ring record (needs the
 #                   initramfs with perf, GUEST_PERF=1): "rec" lines, then
 #                   the cpu-clock profile of perf-ring between PROFILE marks;
-#   perfcheck       perf record, perf report --stats and perf script work.
+#   perfcheck       perf record, perf report --stats and perf script work;
+#   rate            the event-rate dimension of the scale benchmark
+#                   (guest-rate.sh, make qemu-bench PART=rate).
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
 for arg in $(cat /proc/cmdline); do
@@ -149,6 +151,7 @@ recorders)
 	recorders
 	;;
 perfcheck) perfcheck ;;
+rate) sh /bench/guest-rate.sh ;;
 *)
 	echo "# ring_cost: $calls close(-1) per mode on $(uname -r)"
 	# A first pass warms the page cache and the tracepoint; it is not reported.

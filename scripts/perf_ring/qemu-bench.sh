@@ -14,6 +14,8 @@
 #
 # PART=recorders measures perf record against perf-ring record instead
 # (scripts/perf_ring/bench_recorders.py, bench/results/qemu-recorders.md).
+# PART=rate: the event-rate dimension of the scale benchmark
+# (scripts/perf_ring/bench_scale_rate.py, bench/results/scale-rate.md).
 #
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
@@ -24,7 +26,8 @@ set -euo pipefail
 case "${PART:-}" in
 "") ;;
 recorders) exec python3 "$PR_ROOT/scripts/perf_ring/bench_recorders.py" ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders (or none)" ;;
+rate) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders and rate (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}
