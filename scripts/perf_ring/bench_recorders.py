@@ -478,8 +478,17 @@ def main():
           "script_lines the raw_syscalls lines perf script printed.)", ""]
     md += profile_tables(prof, per)
     os.makedirs(RES, exist_ok=True)
-    with open(os.path.join(RES, "qemu-recorders.md"), "w") as f:
-        f.write("\n".join(md))
+    # the long-run -z1 section (bench_scale_rate.py zlong) is kept as it was
+    path = os.path.join(RES, "qemu-recorders.md")
+    keep = ""
+    if os.path.isfile(path):
+        with open(path) as f:
+            old = f.read()
+        b, e = old.find("<!-- long-run -z1:"), old.find("<!-- end of long-run -z1 -->")
+        if 0 <= b < e:
+            keep = "\n" + old[b:e] + "<!-- end of long-run -z1 -->\n"
+    with open(path, "w") as f:
+        f.write("\n".join(md) + keep)
 
     dat = os.path.join(RAW, "plot.dat")
     with open(dat, "w") as f:

@@ -16,6 +16,12 @@ static perf-ring, rate_loop and the guest scripts, so the measured
 recorder is the one in this tree without rebuilding the kernel's tree.
 
 Writes bench/results/scale-rate.md and scale-rate.png.
+
+With the argument "zlong" (make qemu-bench PART=zlong): -z1 of both tools
+over ZCALLS (default 500000) close(-1) at -m 128, the long-run row of
+issue 29, written as a section of bench/results/qemu-recorders.md
+(bench_recorders.py keeps that section when it rewrites the file).
+
 Environment: CALLS (default 100000), RATES (records/s, comma-separated),
 KERNEL (default post), REUSE=1 (tables from the last boots' logs)."""
 
@@ -75,7 +81,7 @@ def cpio_newc(entries):
     return bytes(out)
 
 
-def build_initrd():
+def build_initrd(raw):
     img = os.path.join(BUILD, "images", KERNEL)
     base = os.path.join(img, "initramfs-perf.cpio.gz")
     if not os.path.isfile(base) or not os.path.isfile(os.path.join(img, "bzImage")):
@@ -86,7 +92,7 @@ def build_initrd():
     subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "tools", "perf_ring"), "static"],
                    check=True, stdout=subprocess.DEVNULL)
     rec = os.path.join(BUILD, "tools", "perf_ring", "static", "perf-ring")
-    loop = os.path.join(RAW, "rate_loop")
+    loop = os.path.join(raw, "rate_loop")
     subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-O2", "-static", "-o", loop,
                     os.path.join(ROOT, "bench", "rate_loop.c")], check=True)
     files = [("/usr/bin/perf-ring", rec),
@@ -97,7 +103,7 @@ def build_initrd():
     for dst, src in files:
         with open(src, "rb") as f:
             entries.append((dst, 0o755, f.read()))
-    initrd = os.path.join(RAW, "initrd")
+    initrd = os.path.join(raw, "initrd")
     with open(initrd + ".tmp", "wb") as out:
         with open(base, "rb") as f:
             shutil.copyfileobj(f, out)
@@ -106,18 +112,20 @@ def build_initrd():
     return initrd
 
 
-def boot(initrd, run):
-    logf = os.path.join(RAW, "%s-%d.log" % (KERNEL, run))
+def boot(initrd, run, raw=RAW, part="rate", calls=CALLS):
+    logf = os.path.join(raw, "%s-%d.log" % (KERNEL, run))
     env = dict(os.environ, GUEST_PERF="1", QEMU_INITRD=initrd,
-               QEMU_APPEND="perf_ring.bench=rate perf_ring.calls=%d perf_ring.rates=%s"
-               % (CALLS, RATES))
-    log("boot %d of 2: %s, %d calls per case, rates %s" % (run, KERNEL, CALLS, RATES))
+               QEMU_APPEND="perf_ring.bench=%s perf_ring.calls=%d perf_ring.rates=%s"
+               % (part, calls, RATES))
+    log("boot %d of 2: %s, part %s, %d calls per case" % (run, KERNEL, part, calls))
     subprocess.run([os.path.join(HERE, "qemu-run.sh"), KERNEL, "bench", logf, "5400"],
                    env=env, check=True, stdout=subprocess.DEVNULL)
     return logf
 
 
 def parse(logf):
+    if not os.path.isfile(logf):
+        die("no console log %s (run without REUSE=1 first)" % logf)
     """{(tool, rate): {field: value}} from the "rate" lines of a console log."""
     rows = {}
     with open(logf, errors="replace") as f:
@@ -140,7 +148,7 @@ def main():
     os.makedirs(RAW, exist_ok=True)
     logs = [os.path.join(RAW, "%s-%d.log" % (KERNEL, r)) for r in (1, 2)]
     if not os.environ.get("REUSE"):
-        initrd = build_initrd()
+        initrd = build_initrd(RAW)
         for r in (1, 2):
             boot(initrd, r)
     runs = [parse(lf) for lf in logs]
@@ -345,5 +353,90 @@ unset multiplot
     subprocess.run(["gnuplot"], input=gp, text=True, check=True)
 
 
+ZRAW = os.path.join(BUILD, "scale-zlong")
+ZCALLS = int(os.environ.get("ZCALLS", "500000"))
+BEGIN, END = "<!-- long-run -z1: bench_scale_rate.py zlong -->", "<!-- end of long-run -z1 -->"
+
+
+def zlong():
+    """-z1 of both tools over ZCALLS close(-1) (two records a call) at
+    -m 128, as the recorders part but long enough that start-up is
+    negligible; a section of bench/results/qemu-recorders.md."""
+    os.makedirs(ZRAW, exist_ok=True)
+    logs = [os.path.join(ZRAW, "%s-%d.log" % (KERNEL, r)) for r in (1, 2)]
+    if not os.environ.get("REUSE"):
+        initrd = build_initrd(ZRAW)
+        for r in (1, 2):
+            boot(initrd, r, ZRAW, "zlong", ZCALLS)
+    runs = [parse(lf) for lf in logs]
+    worst = 0.0
+    for key, a in runs[0].items():
+        b = runs[1].get(key)
+        if b and num(a, "cpu"):
+            worst = max(worst, abs(num(b, "cpu") - num(a, "cpu")) / num(a, "cpu"))
+
+    def cpu(tool, tag):
+        v = [num(r[(tool, tag)], "cpu") for r in runs if (tool, tag) in r]
+        if not v:
+            die("no %s %s case in the zlong logs" % (tool, tag))
+        return sum(v) / len(v)
+
+    def val(tool, tag, k):
+        return num(runs[0][(tool, tag)], k)
+
+    bare = cpu("none", "zlong")
+    floor = (cpu("floor", "zlong") - bare) / (2 * ZCALLS)
+    per, rows = {}, []
+    for tool in ("perf", "perf-ring"):
+        kept = val(tool, "zlong", "samples")
+        whole = (cpu(tool, "zlong") - bare) / kept
+        fixed = cpu(tool, "fixed") - cpu("none", "fixed")
+        nofix = (cpu(tool, "zlong") - bare - fixed) / kept
+        per[tool] = (whole, nofix, val(tool, "zlong", "bytes") / kept)
+        rows.append("| %s | -z1 | %.1f | %.1f | %.1f | %.1f | %d | %d | %s | %.1f |" % (
+            tool, cpu(tool, "zlong") / 1e6, fixed / 1e6, whole, nofix, kept,
+            val(tool, "zlong", "lost"), "{:,.0f}".format(val(tool, "zlong", "bytes")),
+            val(tool, "zlong", "ns") / 1e6))
+    rw = per["perf-ring"][0] / per["perf"][0]
+    rn = per["perf-ring"][1] / per["perf"][1]
+    rb = per["perf-ring"][2] / per["perf"][2]
+    best = (floor + 0) / per["perf"][1]
+    md = [BEGIN, "", "## Long run: -z1 over %s records" % "{:,}".format(2 * ZCALLS), "",
+          "Generated by `python3 scripts/perf_ring/bench_scale_rate.py zlong` (`make qemu-bench "
+          "PART=zlong`, ZCALLS=%d) on %s: POST booted twice as above, `close-loop %d` recorded "
+          "with `-z1 -m 128 -e 'raw_syscalls:*'` by each tool, and around no calls for the fixed "
+          "cost; the same columns as the table above (bare loop %.1f M, floor %.1f instructions "
+          "per record written). Two boots: largest difference of a case's CPU %.4f%%."
+          % (ZCALLS, time.strftime("%Y-%m-%d", time.gmtime()), ZCALLS, bare / 1e6, floor,
+             100 * worst), "",
+          "| tool | mode | CPU, M | fixed, M | per record, whole | per record, no fixed | kept | "
+          "lost | bytes | wall, M |",
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"] + rows + [
+          "",
+          "| comparison | value | goal | verdict |",
+          "| --- | ---: | --- | --- |",
+          "| perf-ring / perf record -z1, instructions per kept record, long run, whole | %.3f | "
+          "<= 0.85 | %s |" % (rw, "met" if rw <= 0.85 else "missed"),
+          "| perf-ring / perf record -z1, instructions per kept record, long run, fixed cost "
+          "removed | %.3f | <= 0.85 | %s |" % (rn, "met" if rn <= 0.85 else "missed"),
+          "| perf-ring / perf record -z1, bytes per kept record, long run | %.3f | <= 1.00 | %s |"
+          % (rb, "met" if rb <= 1 else "missed"),
+          "| a recorder adding nothing to the kernel's writing (floor / perf record, fixed cost "
+          "removed) | %.3f | | the lowest ratio possible |" % best,
+          "", END, ""]
+    path = os.path.join(RES, "qemu-recorders.md")
+    with open(path) as f:
+        text = f.read()
+    if BEGIN in text:
+        text = text[:text.index(BEGIN)] + text[text.index(END) + len(END):].lstrip("\n")
+    text = text.rstrip("\n") + "\n\n" + "\n".join(md)
+    with open(path, "w") as f:
+        f.write(text)
+    print("\n".join(md))
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["zlong"]:
+        zlong()
+    else:
+        main()

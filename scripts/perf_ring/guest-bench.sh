@@ -10,7 +10,9 @@
 #                   the cpu-clock profile of perf-ring between PROFILE marks;
 #   perfcheck       perf record, perf report --stats and perf script work;
 #   rate            the event-rate dimension of the scale benchmark
-#                   (guest-rate.sh, make qemu-bench PART=rate).
+#                   (guest-rate.sh, make qemu-bench PART=rate);
+#   zlong           -z1 of both tools over a long run (guest-rate.sh,
+#                   make qemu-bench PART=zlong).
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
 for arg in $(cat /proc/cmdline); do
@@ -151,7 +153,7 @@ recorders)
 	recorders
 	;;
 perfcheck) perfcheck ;;
-rate) sh /bench/guest-rate.sh ;;
+rate | zlong) sh /bench/guest-rate.sh "$part" ;;
 *)
 	echo "# ring_cost: $calls close(-1) per mode on $(uname -r)"
 	# A first pass warms the page cache and the tracepoint; it is not reported.

@@ -19,6 +19,7 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 W=/bench/work
+part=${1:-rate}
 if ! [ -x /usr/bin/perf ]; then
 	echo "rate skipped: no perf in the initramfs (GUEST_PERF=1)"
 	exit 0
@@ -49,6 +50,23 @@ one() {
 	echo "rate tool=$tool rate=$rate ${line#rec_run } samples=${samples:-0} lost=${lost:-0} bytes=$bytes $lline"
 }
 
+# zlong: -z1 of both tools on close-loop $calls at -m 128 (as the
+# recorders part), each around no calls too (the fixed cost), the floor
+# and the loop alone: "rate" lines with rate=zlong or rate=fixed.
+if [ "$part" = zlong ]; then
+	echo "# zlong: $calls close(-1), -z1, -m 128, $(uname -r), $(perf --version)"
+	/bench/rec_run -- perf record -q -z1 -m 128 -o $o -e 'raw_syscalls:*' -- close-loop 1000 >/dev/null 2>&1
+	/bench/rec_run -- perf-ring record -q -z1 -m 128 -o $o -e 'raw_syscalls:*' -- close-loop 1000 >/dev/null 2>&1
+	for n in 0 "$calls"; do
+		tag=zlong
+		[ "$n" = 0 ] && tag=fixed
+		one none $tag -- close-loop "$n"
+		one floor $tag -f 128 -- close-loop "$n"
+		one perf $tag -- perf record -q -z1 -m 128 -o $o -e 'raw_syscalls:*' -- close-loop "$n"
+		one perf-ring $tag -- perf-ring record -q -z1 -m 128 -o $o -e 'raw_syscalls:*' -- close-loop "$n"
+	done
+	exit 0
+fi
 echo "# rate: $calls close(-1) per case at $rates records/s, $(uname -r), $(perf --version)"
 # Warm-up, not reported: the first exec of each binary.
 /bench/rec_run -- perf record -q -o $o -e 'raw_syscalls:*' -- /bench/rate_loop 0 1000 >/dev/null 2>&1

@@ -16,6 +16,8 @@
 # (scripts/perf_ring/bench_recorders.py, bench/results/qemu-recorders.md).
 # PART=rate: the event-rate dimension of the scale benchmark
 # (scripts/perf_ring/bench_scale_rate.py, bench/results/scale-rate.md).
+# PART=zlong: -z1 of both tools over a long run, a section of
+# qemu-recorders.md (bench_scale_rate.py zlong).
 #
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
@@ -27,7 +29,8 @@ case "${PART:-}" in
 "") ;;
 recorders) exec python3 "$PR_ROOT/scripts/perf_ring/bench_recorders.py" ;;
 rate) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders and rate (or none)" ;;
+zlong) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" zlong ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate and zlong (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}
