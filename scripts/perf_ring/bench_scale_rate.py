@@ -134,7 +134,7 @@ def parse(logf):
             if not ln.startswith("rate tool="):
                 continue
             kv = dict(x.split("=", 1) for x in ln.split()[1:] if "=" in x)
-            rate = kv["rate"] if kv["rate"] == "fixed" else int(kv["rate"])
+            rate = kv["rate"] if kv["rate"] in ("fixed", "zlong") else int(kv["rate"])
             rows[(kv["tool"], rate)] = kv
     return rows
 
@@ -189,9 +189,10 @@ def main():
             if not r:
                 continue
             made = r["samples"] + r["lost"]
-            # the rate the kernel wrote records at: the loop's two records
-            # a call over the loop's own time (its first call to its last)
-            got = 2 * CALLS / (r["loop_ns"] / 1e9) if r["loop_ns"] else 0
+            # the rate the kernel wrote records at: the records made (the
+            # loop's two a call and those of its clock_nanosleep() calls)
+            # over the loop's own time, its first call to its last
+            got = made / (r["loop_ns"] / 1e9) if r["loop_ns"] else 0
             # what the tool adds per record: its CPU less its fixed cost,
             # less the floor's (the kernel's writing and the loop) less its own
             run_cpu = r["cpu"] - fixed[tool]["cpu"] + fixed["none"]["cpu"]
@@ -241,8 +242,9 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
               "back from each file with `perf-ring report` (lost: the LOST records' counts)."
               % (CALLS, CALLS))
     md.append("")
-    md.append("Columns: *rate asked* in records/s; *rate made*, the loop's two records a call over "
-              "its own time from first call to last (recorded, so the writer is slowed by the "
+    md.append("Columns: *rate asked* in records/s; *rate made*, the records made (kept + lost: the "
+              "loop's two a call, and two for each clock_nanosleep() of its pacing, up to 1,000 "
+              "a second) over the loop's own time from first call to last (recorded, so the writer is slowed by the "
               "kernel's writing and by the reader sharing its CPU); *lost %%* = lost / (kept + "
               "lost), both boots' mean; *CPU, M* the whole command's CPU (rec_run, children's "
               "rusage), millions of instructions; *busy* = (CPU less the tool's fixed cost) / the "
@@ -423,10 +425,50 @@ def zlong():
           % (rb, "met" if rb <= 1 else "missed"),
           "| a recorder adding nothing to the kernel's writing (floor / perf record, fixed cost "
           "removed) | %.3f | | the lowest ratio possible |" % best,
-          "", END, ""]
+          ""]
+    md += ["perf's start-up (%.1f M) is still %.0f%% of its CPU at %s records; the whole-run "
+           "ratio rises towards the fixed-cost-removed one as the run grows: at N records, "
+           "(%.1f N + %.1f M) / (%.1f N + %.1f M), which is %.3f at 10 M records and %.3f in "
+           "the limit. A run that lost records (perf here: %d) has the kernel's work for them "
+           "in its figure per kept record." % (
+               (cpu("perf", "fixed") - cpu("none", "fixed")) / 1e6,
+               100 * (cpu("perf", "fixed") - cpu("none", "fixed")) / (cpu("perf", "zlong") - bare),
+               "{:,}".format(2 * ZCALLS), per["perf-ring"][1],
+               (cpu("perf-ring", "fixed") - cpu("none", "fixed")) / 1e6, per["perf"][1],
+               (cpu("perf", "fixed") - cpu("none", "fixed")) / 1e6,
+               (per["perf-ring"][1] * 1e7 + cpu("perf-ring", "fixed") - cpu("none", "fixed")) /
+               (per["perf"][1] * 1e7 + cpu("perf", "fixed") - cpu("none", "fixed")), rn,
+               val("perf", "zlong", "lost")), ""]
     path = os.path.join(RES, "qemu-recorders.md")
     with open(path) as f:
         text = f.read()
+    # the short run's profile of perf-ring -z1 (the table above): what each
+    # lever could take off at most
+    prof = text[text.find("### -z1"):]
+    got = {k: re.search(r"%s ([0-9.]+)" % re.escape(k), prof) for k in (
+        "compression (zstd)", "memcpy (ring to chunk; with -z, chunk to arena)",
+        "per-record walk (counts_walk)")}
+    if all(got.values()):
+        z, mc, cw = (float(got[k].group(1)) for k in (
+            "compression (zstd)", "memcpy (ring to chunk; with -z, chunk to arena)",
+            "per-record walk (counts_walk)"))
+        pn = per["perf"][1]
+        md += ["What the levers could take off, at most, from the short run's profile above "
+               "(instructions per record): the per-record walk %.1f (counting while the chunk is "
+               "staged would fold it into the copy, not remove it), both copies %.1f "
+               "(compressing from the ring mapping would remove the first, and keep the ring "
+               "until zstd is done), targetLength=1 about 4%% of zstd's %.1f (scale-zstd.md; "
+               "it costs bytes on two of three inputs, not kept). All of them at once: "
+               "%.1f - %.1f = %.1f, %.3f of perf's. The goal needs %.1f (0.85 x %.1f): at "
+               "most %.1f instructions per record above the kernel's own writing (the floor, "
+               "%.1f), while zstd's level-1 compression of these records alone is %.1f. "
+               "Compression on a second thread is what perf-ring does already (the writer "
+               "thread compresses; the reader only copies): it moves wall time, not CPU."
+               % (cw, mc, z, per["perf-ring"][1], cw + mc + 0.04 * z,
+                  per["perf-ring"][1] - cw - mc - 0.04 * z,
+                  (per["perf-ring"][1] - cw - mc - 0.04 * z) / pn, 0.85 * pn, pn,
+                  0.85 * pn - floor, floor, z), ""]
+    md += [END, ""]
     if BEGIN in text:
         text = text[:text.index(BEGIN)] + text[text.index(END) + len(END):].lstrip("\n")
     text = text.rstrip("\n") + "\n\n" + "\n".join(md)
