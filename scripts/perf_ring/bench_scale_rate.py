@@ -203,8 +203,8 @@ def main():
                             frac=r["lost"] / made if made else 0, cpu=r["cpu"] / 1e6,
                             busy=run_cpu / r["loop_ns"] if r["loop_ns"] else 0,
                             reader=reader, bytes=r["bytes"],
-                            floor_ipr=(floor["cpu"] - base["cpu"]) / (2 * CALLS)
-                            if floor and base else float("nan")))
+                            floor_ipr=(floor["cpu"] - base["cpu"]) / made
+                            if floor and base and made else float("nan")))
     write_md(tab, rates, worst, ncase, ndiff, fixed)
     plot(tab)
 
@@ -247,8 +247,10 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
               "a second) over the loop's own time from first call to last (recorded, so the writer is slowed by the "
               "kernel's writing and by the reader sharing its CPU); *lost %%* = lost / (kept + "
               "lost), both boots' mean; *CPU, M* the whole command's CPU (rec_run, children's "
-              "rusage), millions of instructions; *busy* = (CPU less the tool's fixed cost) / the "
-              "loop's time (1.00: the CPU never idle while the loop ran); *reader/record* = ((CPU "
+              "rusage), millions of instructions; *CPU / loop time* = (CPU less the tool's fixed "
+              "cost) / the loop's time: 1.00 is a CPU never idle while the loop ran, above 1 the "
+              "recorder's work went on after the loop (perf: its build-id pass reads back every "
+              "record of the file); *reader/record* = ((CPU "
               "- the tool's fixed cost) - (the floor's CPU - the floor's fixed cost)) / records "
               "made: what the recorder adds per record, its reader, writer and their syscalls. "
               "Fixed cost: the same command around `rate_loop 0 0`.")
@@ -256,7 +258,7 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
     md.append("Fixed cost (start-up and exit), M instructions: " + ", ".join(
         "%s %.1f" % (LABEL[t], fixed[t]["cpu"] / 1e6) for t in TOOLS) + ".")
     md.append("")
-    md.append("| rate asked | tool | rate made | kept | lost | lost % | CPU, M | busy | "
+    md.append("| rate asked | tool | rate made | kept | lost | lost % | CPU, M | CPU / loop time | "
               "reader/record | bytes |")
     md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for t in tab:
@@ -272,8 +274,8 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
         md.append("")
     md.append("## Where each tool first loses, and where its reader saturates\n")
     md.append("| tool | first rate with a loss | lost % there | highest rate made with no "
-              "loss | reader/record at 10,000/s | reader alone saturates at (1e9 / "
-              "reader/record, records/s) |")
+              "loss | recorder/record at 10,000/s | a CPU of its own would saturate at (1e9 / "
+              "recorder/record, records/s; extrapolated) |")
     md.append("| --- | --- | ---: | ---: | ---: | ---: |")
     res = {}
     for tool in ("perf", "perf-ring", "perf-ring-r0"):
@@ -291,11 +293,16 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
     md.append("The rates asked above the unpaced row's rate cannot be made on this CPU: the "
               "loop then runs flat out, as unpaced.")
     md.append("")
-    md.append("*reader alone saturates at* is an extrapolation: the rate at which the recorder's "
-              "own instructions per record (measured at 10,000 records/s) would fill a CPU of its "
-              "own. On this one-CPU guest the writer, the kernel's writing and the reader share "
-              "the CPU, so the rate made stops rising at the unpaced row's rate, and the loss "
-              "there is decided by who gets the CPU when the buffer fills.")
+    md.append("Where the readers saturate: on this one-CPU guest the writer, the kernel's "
+              "writing and the recorder share the CPU, and what saturates first is the CPU: the "
+              "rate made stops rising at the unpaced rows' rate (the kernel's limit here), for "
+              "both tools, where perf-ring's made rate is a little lower because its reader works "
+              "while the loop runs (at SCHED_FIFO or, with -r 0, at its fair share) and perf's "
+              "mostly after it (the CPU / loop time column). The last column is an "
+              "extrapolation, not a measurement: the rate at which each recorder's own "
+              "instructions per record (measured at 10,000 records/s, fixed cost and floor "
+              "removed) would fill a CPU of its own; perf's figure includes its build-id pass "
+              "after the recording, so its reader alone would saturate later than that.")
     md.append("")
     md.append("## Goals\n")
     md.append("| goal | value | verdict |")
