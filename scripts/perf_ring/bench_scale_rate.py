@@ -311,8 +311,10 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
     if pf and (not rf or rf["rate"] == 0 or (pf["rate"] != 0 and rf["rate"] > pf["rate"])):
         same = [t for t in tab if t["tool"] == "perf-ring" and t["rate"] == pf["rate"]]
         ok = bool(same) and same[0]["lost"] == 0
-        v = ("perf first loses at %s records/s (%.2f%%); perf-ring at that rate: %d lost"
-             % (fmt_rate(pf["rate"]), 100 * pf["frac"], same[0]["lost"] if same else -1))
+        v = ("perf first loses at %s (%s records/s made; %d lost, %.2f%%); perf-ring there: %d "
+             "lost" % ("the kernel's limit" if pf["rate"] == 0 else "{:,}".format(pf["rate"])
+                       + " records/s asked", "{:,.0f}".format(pf["got"]), pf["lost"],
+                       100 * pf["frac"], same[0]["lost"] if same else -1))
     elif not pf:
         ok, v = False, "perf lost nothing at any rate measured: no rate shows the goal"
     else:
@@ -352,8 +354,8 @@ set grid
 plot '%s' index 0 using 1:2 with linespoints title 'perf record', \
      '' index 1 using 1:2 with linespoints title 'perf-ring record', \
      '' index 2 using 1:2 with linespoints title 'perf-ring record -r 0'
-set ylabel 'CPU busy (CPU time / loop time)'
-set yrange [0:1.1]
+set ylabel 'CPU time / loop time (above 1: work after the loop)'
+set yrange [0:2.2]
 plot '%s' index 0 using 1:3 with linespoints title 'perf record', \
      '' index 1 using 1:3 with linespoints title 'perf-ring record', \
      '' index 2 using 1:3 with linespoints title 'perf-ring record -r 0'
