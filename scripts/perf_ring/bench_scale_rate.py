@@ -250,7 +250,7 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
               "rusage), millions of instructions; *CPU / loop time* = (CPU less the tool's fixed "
               "cost) / the loop's time: 1.00 is a CPU never idle while the loop ran, above 1 the "
               "recorder's work went on after the loop (perf: its build-id pass reads back every "
-              "record of the file); *reader/record* = ((CPU "
+              "record of the file); *recorder/record* = ((CPU "
               "- the tool's fixed cost) - (the floor's CPU - the floor's fixed cost)) / records "
               "made: what the recorder adds per record, its reader, writer and their syscalls. "
               "Fixed cost: the same command around `rate_loop 0 0`.")
@@ -259,7 +259,7 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
         "%s %.1f" % (LABEL[t], fixed[t]["cpu"] / 1e6) for t in TOOLS) + ".")
     md.append("")
     md.append("| rate asked | tool | rate made | kept | lost | lost % | CPU, M | CPU / loop time | "
-              "reader/record | bytes |")
+              "recorder/record | bytes |")
     md.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for t in tab:
         md.append("| %s | %s | %s | %d | %s | %.2f | %.1f | %.2f | %.0f | %s |" % (
