@@ -60,6 +60,7 @@
 #include "hotplug.h"
 #include "memlimit.h"
 #include "prio.h"
+#include "sideband.h"
 #include "sink.h"
 #include "synth.h"
 #include "testhooks.h"
@@ -605,7 +606,8 @@ int cmd_record(int argc, char **argv)
 	 */
 	memlimit_init();
 	if (memlimit_on()) {
-		u64 bufs = (u64)o.mmap_bytes * el.nrings;
+		/* a snapshot: the buffers' copies and the side-band store, both taken at the start */
+		u64 bufs = (u64)o.mmap_bytes * el.nrings + SIDEBAND_MAX;
 		u64 need = o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
 					 out_mem_need(out, 0);
 
