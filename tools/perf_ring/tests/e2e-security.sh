@@ -24,14 +24,8 @@ set -u
 W=${1:?scratch dir}
 PR=${PERF_RING:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
-N=0
-FAIL=0
+. "$HERE/tap.sh"
 T=20			# seconds a perf-ring command may take before it is a hang
-
-ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (the recorder runs as root; a user is created)"
 command -v setpriv >/dev/null || skip_all "setpriv is missing (util-linux)"
