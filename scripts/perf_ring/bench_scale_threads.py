@@ -205,25 +205,14 @@ def main():
         r100 = (v[2] - v[0]) / (v[3] - v[1])
         goals.append(["synthesis <= 0.5x perf's at 100,000 threads (-a, over T=0)",
                       "%.3f" % r100, "met" if r100 <= 0.5 else "missed"])
-    state = os.path.join(B.STATE, "scale-threads.dat")
-    os.makedirs(B.STATE, exist_ok=True)
-    with open(state, "w") as f:
-        f.write("\n".join(dat) + "\n")
-    png = os.path.join(B.ROOT, "bench", "results", "scale-threads.png")
-    subprocess.run(["gnuplot"], input="""
-set terminal pngcairo size 900,520 font "sans,10" noenhanced
-set output "%s"
-set title "Cost of the threads that exist at start-up (user-space instructions, callgrind)"
-set xlabel "threads on the system"
-set ylabel "instructions over the run with no extra threads"
-set logscale xy
-set key top left
-set grid
-plot "< grep '^a ' %s" using 2:3 with linespoints title "perf-ring -a", \\
-     "< grep '^a ' %s" using 2:4 with linespoints title "perf -a", \\
-     "< grep '^p ' %s" using 2:3 with linespoints title "perf-ring -p", \\
-     "< grep '^p ' %s" using 2:4 with linespoints title "perf -p"
-""" % (png, state, state, state, state), text=True, check=True)
+    B.plot("scale-threads", dat,
+           "Cost of the threads that exist at start-up (user-space instructions, callgrind)",
+           "threads on the system", "instructions over the run with no extra threads",
+           """"< grep '^a ' {dat}" using 2:3 with linespoints title "perf-ring -a", \\
+     "< grep '^a ' {dat}" using 2:4 with linespoints title "perf -a", \\
+     "< grep '^p ' {dat}" using 2:3 with linespoints title "perf-ring -p", \\
+     "< grep '^p ' {dat}" using 2:4 with linespoints title "perf -p\"""",
+           "set logscale xy\nset key top left")
     perf_v = subprocess.run(["perf", "version"], capture_output=True, text=True).stdout.strip()
     text = ("# Start-up against the threads that exist\n\n"
             "Command: `make bench-scale` (scripts/perf_ring/bench_scale_threads.py), "
