@@ -606,10 +606,14 @@ int cmd_record(int argc, char **argv)
 	 */
 	memlimit_init();
 	if (memlimit_on()) {
-		/* a snapshot: the buffers' copies and the side-band store, both taken at the start */
+		/*
+		 * a snapshot: the buffers' copies and the side-band store, both
+		 * taken at the start; files that switch: the store
+		 */
 		u64 bufs = (u64)o.mmap_bytes * el.nrings + SIDEBAND_MAX;
 		u64 need = o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
-					 out_mem_need(out, 0);
+					 out_mem_need(out, 0) +
+					 (record_switching(&o) ? SIDEBAND_MAX : 0);
 
 		if (o.verbose && memlimit_describe()[0])
 			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
