@@ -160,9 +160,10 @@ bench-scale: deps tools
 		nice python3 bench_scale_zstd.py && nice python3 bench_scale_dsos.py
 
 # the duration dimension: two recordings of SECONDS (default 3600) each,
-# wall clock on the host; not part of make check
+# wall clock on the host; not part of make check.  CONCURRENT=1 runs both
+# at once.
 soak-scale: deps tools
-	$(Q)cd $(S) && python3 soak_scale.py $(or $(SECONDS),3600)
+	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent)
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh

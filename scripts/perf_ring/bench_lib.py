@@ -305,6 +305,25 @@ def md_table(head, rows, align=None):
     return "\n".join(lines) + "\n"
 
 
+def plot(name, lines, title, xlabel, ylabel, curves, settings="", dat_dir=None):
+    """The samples (lines) in DIR/name.dat (STATE unless dat_dir), plotted
+    into bench/results/name.png by gnuplot: curves is the argument of its
+    plot command, with {dat} for the data file; settings, more "set"
+    lines.  Returns the .dat's path."""
+    d = dat_dir or STATE
+    os.makedirs(d, exist_ok=True)
+    dat = os.path.join(d, name + ".dat")
+    with open(dat, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    png = os.path.join(ROOT, "bench", "results", name + ".png")
+    script = ('set terminal pngcairo size 900,520 font "sans,10" noenhanced\n'
+              'set output "%s"\nset title "%s"\nset xlabel "%s"\nset ylabel "%s"\n'
+              'set grid\n%s\nplot %s\n'
+              % (png, title, xlabel, ylabel, settings, curves.replace("{dat}", dat)))
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    return dat
+
+
 # ---- results shared between parts ----
 
 def save(part, data):

@@ -149,25 +149,14 @@ def main():
                           % (tool, "{:,}".format(SIZES[-2]), "{:,}".format(hi), "{:,}".format(lo),
                              "{:,}".format(SIZES[-2])),
                           "%.2f" % (s2 / s1), "met" if s2 / s1 <= 1.10 else "missed"])
-    state = os.path.join(B.STATE, "scale-dsos.dat")
-    os.makedirs(B.STATE, exist_ok=True)
-    with open(state, "w") as f:
-        f.write("\n".join(dat) + "\n")
-    png = os.path.join(B.ROOT, "bench", "results", "scale-dsos.png")
-    subprocess.run(["gnuplot"], input="""
-set terminal pngcairo size 900,520 font "sans,10" noenhanced
-set output "%s"
-set title "Recording a process with D DSOs mapped (user-space instructions, callgrind)"
-set xlabel "DSOs mapped"
-set ylabel "instructions"
-set logscale xy
-set key top left
-set grid
-plot "%s" using 1:2 with linespoints title "perf-ring -B", \\
-     "%s" using 1:($2+$3) with linespoints title "perf-ring with build-ids", \\
-     "%s" using 1:4 with linespoints title "perf -B", \\
-     "%s" using 1:($4+$5) with linespoints title "perf with build-ids"
-""" % (png, state, state, state, state), text=True, check=True)
+    B.plot("scale-dsos", dat,
+           "Recording a process with D DSOs mapped (user-space instructions, callgrind)",
+           "DSOs mapped", "instructions",
+           """"{dat}" using 1:2 with linespoints title "perf-ring -B", \\
+     "{dat}" using 1:($2+$3) with linespoints title "perf-ring with build-ids", \\
+     "{dat}" using 1:4 with linespoints title "perf -B", \\
+     "{dat}" using 1:($4+$5) with linespoints title "perf with build-ids\"""",
+           "set logscale xy\nset key top left")
     perf_v = subprocess.run(["perf", "version"], capture_output=True, text=True).stdout.strip()
     text = ("# Start-up and build-ids against the DSOs mapped\n\n"
             "Command: `make bench-scale` (scripts/perf_ring/bench_scale_dsos.py), on the "

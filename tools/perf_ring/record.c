@@ -60,6 +60,7 @@
 #include "hotplug.h"
 #include "memlimit.h"
 #include "prio.h"
+#include "sideband.h"
 #include "sink.h"
 #include "synth.h"
 #include "testhooks.h"
@@ -605,9 +606,15 @@ int cmd_record(int argc, char **argv)
 	 */
 	memlimit_init();
 	if (memlimit_on()) {
+		/*
+		 * The side-band store is taken whole at the start by the flight
+		 * recorder and by files that switch; what it holds goes into
+		 * a later file, whose own check counts it (out_open()).
+		 */
 		u64 bufs = (u64)o.mmap_bytes * el.nrings;
-		u64 need = o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
-					 out_mem_need(out, 0);
+		u64 store = o.overwrite || record_switching(&o) ? SIDEBAND_MAX : 0;
+		u64 need = (o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
+					  out_mem_need(out, 0)) + store;
 
 		if (o.verbose && memlimit_describe()[0])
 			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",

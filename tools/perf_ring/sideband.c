@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The side-band store (sideband.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,22 @@ void sideband_init(struct sideband *sb, u64 sample_type, size_t max)
 	memset(sb, 0, sizeof(*sb));
 	sb->sample_type = sample_type;
 	sb->max = max;
+}
+
+/*
+ * compact() brings the store under 3/4 of max before a record goes in, so
+ * len stays at most max and pbuf_put() never reallocates a store of cap max.
+ */
+int sideband_reserve(struct sideband *sb)
+{
+	char *p = realloc(sb->log.p, sb->max);
+
+	if (!p)
+		return -ENOMEM;
+	memset(p + sb->log.len, 0, sb->max - sb->log.len);
+	sb->log.p = p;
+	sb->log.cap = sb->max;
+	return 0;
 }
 
 bool sideband_type(u32 type)

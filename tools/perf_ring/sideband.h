@@ -26,6 +26,11 @@ struct sideband {
 };
 
 void sideband_init(struct sideband *sb, u64 sample_type, size_t max);
+/*
+ * Take and touch the store's whole bound now: it never grows after, so
+ * its memory is the same from the first snapshot to the last.
+ */
+int sideband_reserve(struct sideband *sb);
 /* Is a record of this type kept? */
 bool sideband_type(u32 type);
 /* Keep the side-band records among the whole records in buf. */

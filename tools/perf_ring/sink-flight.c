@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static int snap_buffers(struct flight *fl)
 	fl->snap = malloc(sz * nrings);
 	fl->copy = calloc(nrings, sizeof(*fl->copy));
 	if (!fl->scratch || !fl->snap || !fl->copy ||
-	    (!fl->st.rings && snapshot_init(&fl->st, nrings)))
+	    (!fl->st.rings && snapshot_init(&fl->st, nrings)) || sideband_reserve(&fl->sb))
 		return -ENOMEM;
 	memset(fl->scratch, 0, sz);
 	memset(fl->snap, 0, sz * nrings);
@@ -264,7 +265,17 @@ static int take_snapshot(struct flight *fl, const char *path)
 		report_verbose(fl, &ev, &r, copy_ns);
 	if (err)
 		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
-	return out_close(fl->s.out, r.overwritten, NULL) ?: err;
+	err = out_close(fl->s.out, r.overwritten, NULL) ?: err;
+	/*
+	 * Each file's writer takes megabytes (its chunks, zstd's state, the
+	 * compressed copies) and frees them at the close.  Once one of them
+	 * has been freed, glibc raises its mmap threshold, serves the next
+	 * file's buffers from the heap and keeps them there when something
+	 * long-lived lands above them: the RSS would step up for good at
+	 * some snapshot.  Give the free pages back after every snapshot.
+	 */
+	malloc_trim(0);
+	return err;
 }
 
 /* Check the output location now, not at the first snapshot (out_check()). */
@@ -276,7 +287,8 @@ static int flight_start(struct sink *s)
 		return err;
 	if (snap_buffers((struct flight *)s))
 		return fail_set(-ENOMEM, "the snapshot buffers (%llu bytes): %s",
-				(unsigned long long)s->o->mmap_bytes * (s->el->nrings + 1),
+				(unsigned long long)s->o->mmap_bytes * (s->el->nrings + 1) +
+				SIDEBAND_MAX,
 				strerror(ENOMEM));
 	return 0;
 }

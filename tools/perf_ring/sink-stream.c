@@ -269,6 +269,13 @@ static int stream_start(struct sink *s)
 		snprintf(path, sizeof(path), "%s", s->o->output);
 	((struct stream *)s)->plain = s->o->control && !out_streams(s->o->output) &&
 				      !sink_stamped_from_start(s->o);
+	/*
+	 * Files that switch start with the side-band store: take its bound
+	 * now, so that the memory does not grow as it fills (sideband.h).
+	 */
+	if (record_switching(s->o) && sideband_reserve(&((struct stream *)s)->sb))
+		return fail_set(-ENOMEM, "the side-band store (%u bytes): %s", SIDEBAND_MAX,
+				strerror(ENOMEM));
 	return open_file((struct stream *)s, path);
 }
 

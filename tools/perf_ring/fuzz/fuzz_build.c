@@ -18,41 +18,21 @@
  * Each file then goes through "report -i", "report --decompress -o
  * /dev/null" and "report --recover -o MEMFD", as in fuzz_report.c.
  */
-#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "perfdata.h"
 
-int cmd_report(int argc, char **argv);
-
-static int mfd = -1, ofd = -1;
-static char path[64], opath[64];
+#include "report-run.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int null;
-
 	(void)argc;
 	(void)argv;
-	mfd = memfd_create("fuzz-build.data", MFD_CLOEXEC);
-	ofd = memfd_create("fuzz-build-recovered.data", MFD_CLOEXEC);
-	if (mfd < 0 || ofd < 0) {
-		perror("memfd_create");
-		abort();
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
-	snprintf(opath, sizeof(opath), "/proc/self/fd/%d", ofd);
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, STDOUT_FILENO);
-		close(null);
-	}
+	fuzz_report_init("fuzz-build");
 	return 0;
 }
 
@@ -454,21 +434,8 @@ static uint64_t build_file(struct src *s, struct pbuf *f, size_t *head)
 	return hole;
 }
 
-static void run(char *a0, char *a1, char *a2, char *a3, char *a4, char *a5)
-{
-	char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	cmd_report(argc, argv);
-	fflush(stdout);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char report[] = "report", i[] = "-i", o[] = "-o", dz[] = "--decompress";
-	char rc[] = "--recover", out[] = "/dev/null";
 	struct src s = { data, size };
 	struct pbuf f = { 0 };
 	uint64_t hole = 0;
@@ -484,13 +451,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pbuf_free(&f);
 		return 0;
 	}
-	if (ftruncate(mfd, 0) || ftruncate(mfd, f.len + hole) ||
-	    pwrite(mfd, f.p, head, 0) != (ssize_t)head ||
-	    pwrite(mfd, f.p + head, f.len - head, head + hole) != (ssize_t)(f.len - head))
+	if (ftruncate(fuzz_in_fd, 0) || ftruncate(fuzz_in_fd, f.len + hole) ||
+	    pwrite(fuzz_in_fd, f.p, head, 0) != (ssize_t)head ||
+	    pwrite(fuzz_in_fd, f.p + head, f.len - head, head + hole) != (ssize_t)(f.len - head))
 		abort();
 	pbuf_free(&f);
-	run(report, i, path, NULL, NULL, NULL);
-	run(report, i, path, dz, o, out);
-	run(report, i, path, rc, o, opath);
+	fuzz_report_run();
 	return 0;
 }

@@ -23,13 +23,8 @@ W=${1:?scratch dir}
 PR=${PERF_RING:?}
 CL=${CLOSE_LOOP:?}
 CG=${CG_TREE:?}
-N=0
-FAIL=0
-
-ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (-a, -C, other users' processes)"
 command -v perf >/dev/null || skip_all "perf is not installed (Debian: linux-perf)"

@@ -24,14 +24,8 @@ set -u
 W=${1:?scratch dir}
 PR=${PERF_RING:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
-N=0
-FAIL=0
+. "$HERE/tap.sh"
 T=20			# seconds a perf-ring command may take before it is a hang
-
-ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (the recorder runs as root; a user is created)"
 command -v setpriv >/dev/null || skip_all "setpriv is missing (util-linux)"
@@ -233,35 +227,29 @@ case_old_link() {
 	echo "$VICTIM_TEXT" >"$VICTIM"
 }
 
-case_decompress_link() {
-	local what="report --decompress -o NAME, NAME a link to root's file" IN=$W/root/dz.data
-	make_input -z
-	as_user ln -s "$VICTIM" pub/dz.data
-	rec dz.err report --decompress -i "$IN" -o pub/dz.data
+# out_link OPTION NAME [RECORD_ARGS...]: report OPTION -o pub/NAME.data
+# with the name a link the user planted to root's file, of an input
+# recorded with RECORD_ARGS: root's file is untouched, the output replaces
+# the link
+out_link() {
+	local opt=$1 n=$2 IN=$W/root/$2.data
+	local what="report $opt -o NAME, NAME a link to root's file"
+	shift 2
+	make_input "$@"
+	as_user ln -s "$VICTIM" "pub/$n.data"
+	rec "$n.err" report "$opt" -i "$IN" -o "pub/$n.data"
 	if ! victim_intact; then
 		nok "$what: root's file untouched" "now: $(ls -l "$VICTIM")"
-	elif [ "$RC" != 0 ] || [ -L pub/dz.data ] || ! readable pub/dz.data; then
-		nok "$what: the output replaces the link" "exit $RC: $(ls -l pub/dz.data) $(head -c 200 dz.err)"
+	elif [ "$RC" != 0 ] || [ -L "pub/$n.data" ] || ! readable "pub/$n.data"; then
+		nok "$what: the output replaces the link" "exit $RC: $(ls -l "pub/$n.data") $(head -c 200 "$n.err")"
 	else
 		ok "$what: root's file untouched, the output replaces the link"
 	fi
 	echo "$VICTIM_TEXT" >"$VICTIM"
 }
 
-case_recover_link() {
-	local what="report --recover -o NAME, NAME a link to root's file" IN=$W/root/rc.data
-	make_input
-	as_user ln -s "$VICTIM" pub/rc.data
-	rec rc.err report --recover -i "$IN" -o pub/rc.data
-	if ! victim_intact; then
-		nok "$what: root's file untouched" "now: $(ls -l "$VICTIM")"
-	elif [ "$RC" != 0 ] || [ -L pub/rc.data ] || ! readable pub/rc.data; then
-		nok "$what: the output replaces the link" "exit $RC: $(ls -l pub/rc.data) $(head -c 200 rc.err)"
-	else
-		ok "$what: root's file untouched, the output replaces the link"
-	fi
-	echo "$VICTIM_TEXT" >"$VICTIM"
-}
+case_decompress_link() { out_link --decompress dz -z; }
+case_recover_link() { out_link --recover rc; }
 
 # --- the build-id cache --------------------------------------------------
 ## build-id cache

@@ -32,13 +32,8 @@ PR=${PERF_RING:?}
 CL=${CLOSE_LOOP:?}
 USR=${PR_USER:-nobody}
 LEVELS=${PARANOID:-2 1 -1}
-N=0
-FAIL=0
-
-ok()   { N=$((N + 1)); echo "ok $N - $1"; }
-nok()  { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { N=$((N + 1)); echo "ok $N - $1 # SKIP $2"; }
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/tap.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root (to switch to $USR and set perf_event_paranoid)"
 id "$USR" >/dev/null 2>&1 || skip_all "no user $USR"

@@ -4,6 +4,7 @@
  * else, stays within its bound, drops the processes that exited longest
  * ago first, and the oldest records only when that is not enough.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sideband.h"
@@ -106,6 +107,42 @@ static int test_oldest_go_when_none_exited(void)
 }
 
 /*
+ * A reserved store is taken once: however many times it fills and
+ * compacts, with records up to the largest a header can size, it is never
+ * reallocated, so its memory after the first snapshot is its memory for
+ * the rest of the recording.
+ */
+static int test_reserved_never_grows(void)
+{
+	static char buf[70000];
+	struct sideband sb;
+	const char *p0;
+	u64 t = 1;
+
+	/* a quarter of the bound holds the largest record (u16 size) */
+	sideband_init(&sb, ST, 256 << 10);
+	CHECK(sideband_reserve(&sb) == 0, "reserve failed");
+	p0 = sb.log.p;
+	CHECK(sb.log.cap == sb.max, "reserved %zu bytes, not the bound %zu", sb.log.cap, sb.max);
+	for (u32 i = 0; i < 4000; i++) {
+		size_t body = i % 97 == 0 ? 65000 : 24 + (i * 131) % 3000, n;
+		u32 pid = 100 + i;
+
+		n = rec(buf, PERF_RECORD_MMAP2, pid, pid, t++, body);
+		if (i % 3 == 0)
+			n += rec(buf + n, PERF_RECORD_EXIT, pid, pid, t++, 24);
+		sideband_scan(&sb, buf, n);
+		CHECK(sb.log.p == p0 && sb.log.cap == sb.max,
+		      "the store was reallocated at record %u (cap %zu)", i, sb.log.cap);
+		CHECK(sb.log.len <= sb.max, "store at %zu over its bound %zu", sb.log.len, sb.max);
+	}
+	CHECK(sb.dropped > 0, "never full: the test did not compact");
+	CHECK(pids_in(&sb, 100 + 3998) == 1, "the newest living process is missing");
+	sideband_free(&sb);
+	return 0;
+}
+
+/*
  * One compaction of a full store of n exited processes (COMM, MMAP2,
  * EXIT each): its work (records visited, pids compared) and, in *gone,
  * how many of the oldest exited processes went.
@@ -174,6 +211,7 @@ int main(void)
 	tap_run("the store keeps COMM, MMAP2, EXIT and nothing else", test_keeps_sideband_only);
 	tap_run("full: the processes that exited longest ago go first", test_exited_go_first);
 	tap_run("full with no exited process: the oldest records go", test_oldest_go_when_none_exited);
+	tap_run("a reserved store is never reallocated", test_reserved_never_grows);
 	tap_run("compaction at 20,000 exited processes: log-linear work",
 		test_compaction_scales);
 	return tap_done();
