@@ -17,7 +17,9 @@ One count boots twice (AGREE, default 4): the two boots must agree within
 Writes bench/results/scale-cpus.md and scale-cpus.png.
 Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 50000),
 AGREE (the count booted twice; empty for none), SCALE_TIMEOUT (seconds per
-boot, default 14400), REUSE=1 (tables from the last logs). A count whose
+boot, default 14400), REUSE=1 (tables from the last logs), SCALE_NOTE (a
+sentence on how the logs were made, for a run that differs from the
+above). A count whose
 boot did not finish in time is reported as not run, with the time it ran."""
 
 import os
@@ -228,7 +230,7 @@ def main():
           "POST built with `CONFIG_NR_CPUS=%d` (`make kernel KERNEL=post NR_CPUS=%d`, the "
           "same kernel at every count) booted under QEMU %s TCG with "
           "`-icount shift=0,align=off,sleep=off` and `-smp N`, from the initramfs with perf "
-          "in it. Under -icount QEMU runs the vCPUs one at a time, round-robin, in one host "
+          "in it.%s Under -icount QEMU runs the vCPUs one at a time, round-robin, in one host "
           "thread, and the guest clock advances one nanosecond per instruction of whichever "
           "vCPU runs. A task's CPU time then also counts what the other vCPUs ran while it was "
           "on its CPU, so it is not its instructions once two vCPUs are busy at once. Every "
@@ -241,26 +243,34 @@ def main():
           "same in the bare run that is subtracted." % (
               CALLS, " ".join(map(str, CPUS)), time.strftime("%Y-%m-%d", time.gmtime()),
               " (tables rebuilt from the console logs, `REUSE=1`)" if os.environ.get("REUSE")
-              else "", NR_CPUS, NR_CPUS, qv), "",
+              else "", NR_CPUS, NR_CPUS, qv,
+              (" **This run:** " + os.environ["SCALE_NOTE"]) if os.environ.get("SCALE_NOTE")
+              else ""), "",
           "Workload: `cpu_loop %d` (bench/cpu_loop.c): one child per online CPU, pinned to it "
           "with sched_setaffinity(), %d close(-1) in all, split evenly, so every CPU's buffer "
           "is written and the work is the same at every count. Both tools: `record -q -a -e "
           "'raw_syscalls:*'` with their default buffers (128 data pages, 512 KiB, per CPU: "
           "perf's default for root from perf_event_mlock_kb = 516, perf-ring's documented "
           "default), streaming and `--overwrite`. Guest: `%s`." % (CALLS, CALLS, head), "",
-          "Columns: *fixed* is start-up and exit, the CPU of `record -a -- cpu_loop 0` less "
-          "the bare `cpu_loop 0`; *per record* is (CPU with %d calls - CPU with 0 calls) - "
+          "Columns: *fixed* is start-up and exit, the instructions of `record -a -- cpu_loop 0` "
+          "less the bare `cpu_loop 0`; *per record* is (instructions with %d calls - with 0 calls) - "
           "(the same for the bare loop), divided by the records kept (streaming) or by the "
           "%s records the kernel wrote for the loops (flight recorder, which keeps only the "
-          "last buffer's worth). *ring* is the size of the recorder's perf_event mappings "
-          "(the buffers the kernel charges to perf_event_mlock_kb and then RLIMIT_MEMLOCK), "
-          "*VmLck* what it mlock()ed, *RSS* its VmRSS at the end of the workload (read "
-          "by the workload's shell from /proc/$PPID)." % (CALLS, format(2 * CALLS, ",")), ""]
+          "last buffer's worth). *locked* is the size of the recorder's perf_event mappings: "
+          "the buffers, which the kernel counts as locked memory, against the user's "
+          "perf_event_mlock_kb x online CPUs first and the rest against RLIMIT_MEMLOCK "
+          "(*VmPin*, the part past the user's share); neither tool mlock()s anything else "
+          "(VmLck %s). *RSS* is the recorder's VmRSS at the end of the workload (read by "
+          "the workload's shell from /proc/$PPID)." % (
+              CALLS, format(2 * CALLS, ","),
+              "0 kB in every run" if all(F[n][(t, m)]["mem"].get("lck_kb", 0) == 0 for n in ran
+                                         for t in TOOLS for m in MODES)
+              else "in build/qemu-scale's logs, not 0 in every run"), ""]
 
     # The main table: both tools side by side.
     md += ["| CPUs | mode | perf fixed, M | perf-ring fixed, M | perf per record | "
            "perf-ring per record | perf kept / lost | perf-ring kept / lost | "
-           "perf ring, kB | perf-ring ring, kB | perf VmLck, kB | perf-ring VmLck, kB | "
+           "perf locked, kB | perf-ring locked, kB | perf VmPin, kB | perf-ring VmPin, kB | "
            "perf RSS, kB | perf-ring RSS, kB |",
            "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
            "---: | ---: |"]
@@ -273,8 +283,8 @@ def main():
                           a["kept"], a["lost"], b["kept"], b["lost"],
                           format(a["mem"].get("ring_kb", 0), ","),
                           format(b["mem"].get("ring_kb", 0), ","),
-                          format(a["mem"].get("lck_kb", 0), ","),
-                          format(b["mem"].get("lck_kb", 0), ","),
+                          format(a["mem"].get("pin_kb", 0), ","),
+                          format(b["mem"].get("pin_kb", 0), ","),
                           format(a["mem"].get("rss_kb", 0), ","),
                           format(b["mem"].get("rss_kb", 0), ",")))
     for n in sorted(notrun):
@@ -343,6 +353,11 @@ def main():
                              LABEL[m], ran[-2], ran[-1], ran[0], ran[1], s2, s1,
                              s2 / s1 if s1 > 0 else float("inf"),
                              verdict(s1 > 0 and s2 / s1 <= 1.25)))
+    else:
+        goals.append("| perf-ring start-up against CPUs (%s M at %s CPUs) | - | no faster "
+                     "than linear | not measured: the shape needs three counts |" % (
+                         ", ".join(fmt_m(F[n][("perf-ring", "streaming")]["fixed"]) for n in ran),
+                         ", ".join(map(str, ran))))
     ipb = [F[n][("perf-ring", "snap")]["cpu"] / max(F[n][("perf-ring", "snap")]["bytes"], 1)
            for n in ran]
     goals.append("| perf-ring snapshot: instructions per byte copied, largest / smallest - 1, "
@@ -354,7 +369,7 @@ def main():
                      "0.1%% | %s |" % (agree, len(agree_rows), 100 * worst,
                                        verdict(worst <= 0.001)))
     else:
-        goals.append("| two boots of the same case | not run | within 0.1%% | not measured |")
+        goals.append("| two boots of the same case | not run | within 0.1% | not measured |")
     md += ["", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
     md += goals
 
@@ -372,6 +387,26 @@ def main():
                                           "%dm%02ds" % divmod(int(w[1]), 60) if w else "not booted"))
 
     md += extrapolation(F, ran)
+    md += ["", "## What can be deterministic", "",
+           "- CPUs (this file): yes. Under -icount QEMU runs the vCPUs one after another in "
+           "one host thread, and every clock the guest reads advances with the instructions "
+           "executed, so two boots run the same instructions in the same order (the table of "
+           "two boots above). The guest's clock at boot is fixed (`-rtc base=...,clock=vm`) "
+           "and address-space randomization is off.",
+           "- The sampled start-up profile is deterministic too, but with several vCPUs a "
+           "cpu-clock sample falls on whichever task is on its CPU when the shared clock "
+           "passes the period, so its parts are an approximation (the measured *fixed* "
+           "column is exact).",
+           "- Duration (scale-duration.md) cannot be: an hour is wall-clock time on the host, "
+           "and RSS over an hour is about what happens in that hour.",
+           "- Event rate (the rate at which each tool first loses) cannot be under -icount: "
+           "whether the reader keeps up depends on how the host's real time is shared "
+           "between the writer and the reader; under -icount both run on the same "
+           "instruction clock, one vCPU at a time, so a guest's \"records per second\" is "
+           "not the host's. On the host it varies with the machine's load from run to run.",
+           "- Threads and DSOs (scale-threads.md, scale-dsos.md) are counted in instructions "
+           "under callgrind on the host: deterministic for user space, and the kernel's part "
+           "is not in them."]
     os.makedirs(RES, exist_ok=True)
     with open(os.path.join(RES, "scale-cpus.md"), "w") as f:
         f.write("\n".join(md) + "\n")
