@@ -328,6 +328,23 @@ def main():
             n, fmt_m(a["cpu"]), format(int(a["bytes"]), ","), a["cpu"] / max(a["bytes"], 1),
             fmt_m(b["cpu"]), format(int(b["bytes"]), ","), b["cpu"] / max(b["bytes"], 1)))
 
+    if len(ran) >= 2:
+        for tool in TOOLS:
+            a, b = fit([F[n][(tool, "snap")]["bytes"] for n in ran],
+                       [F[n][(tool, "snap")]["cpu"] for n in ran])
+            md.append("")
+            md.append("%s, least squares over the counts: %.2f instructions per byte copied "
+                      "plus %s M per snapshot%s." % (
+                          tool, b, fmt_m(a), " (two counts: any two points are on a line, so "
+                          "this cannot tell a fixed cost from a cost per CPU)" if len(ran) == 2
+                          else ""))
+    if any(F[n][(t, "streaming")]["lost"] for n in ran for t in TOOLS):
+        md += ["", "A streaming run that lost records did less work per record written than "
+               "one that kept them all (the kernel drops what does not fit, the reader never "
+               "copies it), so its figure per kept record is not comparable across counts or "
+               "tools: under -icount the vCPUs take turns, and whether a reader keeps up is "
+               "not what it would be on a real machine (see below)."]
+
     # Goals.
     def verdict(ok):
         return "met" if ok else "missed"
@@ -375,16 +392,23 @@ def main():
 
     if agree_rows:
         md += ["", "## Two boots of -smp %d" % agree, "",
-               "CPU time of each case in each boot, millions of instructions:", "",
+               "Busy instructions of each case in each boot, millions%s:" % (
+                   " (every rec, snap and mem line of the two consoles, wall time, CPU time "
+                   "and the spinner's count included, is the same to the digit)"
+                   if same_lines(logs[agree], lf2) else ""), "",
                "| tool | case | boot 1 | boot 2 | difference |", "| --- | --- | ---: | ---: | ---: |"]
         md += agree_rows
 
     md += ["", "## Boot wall times (host)", "",
-           "| CPUs | exit | wall time of the boot |", "| ---: | ---: | ---: |"]
+           "| CPUs | boot | exit | wall time of the boot |", "| ---: | ---: | ---: | ---: |"]
     for n in CPUS:
-        w = walls.get(n)
-        md.append("| %d | %s | %s |" % (n, w[0] if w else "-",
-                                          "%dm%02ds" % divmod(int(w[1]), 60) if w else "not booted"))
+        for run in (1, 2):
+            wf = os.path.join(RAW, "cpus%d-%d.log.wall" % (n, run))
+            w = open(wf).read().split() if os.path.exists(wf) else None
+            if w or run == 1:
+                md.append("| %d | %d | %s | %s |" % (
+                    n, run, w[0] if w else "-",
+                    "%dm%02ds" % divmod(int(float(w[1])), 60) if w else "not booted"))
 
     md += extrapolation(F, ran)
     md += ["", "## What can be deterministic", "",
@@ -416,6 +440,14 @@ def main():
         log("two boots differ by %.4f%%" % (100 * worst))
 
 
+def same_lines(a, b):
+    """Whether two consoles have the same rec, snap and mem lines."""
+    def lines(f):
+        with open(f, errors="replace") as fh:
+            return [x.rstrip("\r\n") for x in fh if x.startswith(("rec ", "snap ", "mem "))]
+    return lines(a) == lines(b)
+
+
 def fit(xs, ys):
     """Least squares y = a + b x."""
     n = len(xs)
@@ -423,6 +455,11 @@ def fit(xs, ys):
     sxx = sum((x - mx) ** 2 for x in xs)
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
     return my - b * mx, b
+
+
+def kb(x, n):
+    """Locked kB per CPU of one run's memory line."""
+    return format(int(x["mem"].get("ring_kb", 0) / n), ",")
 
 
 def extrapolation(F, ran):
@@ -452,13 +489,25 @@ def extrapolation(F, ran):
            "on one thread; the threads dimension is scale-threads.md." % (
                ran[-1], r["fixed"] / p["fixed"], fmt_m(r["fixed"]), fmt_m(p["fixed"])),
            "",
-           "perf's per-CPU buffer default: perf record as root takes perf_event_mlock_kb "
-           "(516 kB) less one page, 128 data pages (512 KiB) plus the control page per "
-           "CPU; perf-ring takes the same 128 pages by default. The kernel charges "
-           "perf_event_mlock_kb x online CPUs per user before RLIMIT_MEMLOCK, so the "
-           "default fits any CPU count for one recording; at 256 CPUs a recording maps "
-           "about 256 x 516 kB = 129 MB of buffers (more with the flight recorder's "
-           "side-band: the table above)."]
+           "perf's per-CPU buffer default: as root, perf record takes perf_event_mlock_kb "
+           "(516 kB) less the control page, 128 data pages (512 KiB) per buffer; perf-ring "
+           "takes the same 128 pages. Measured here at %d CPUs, perf record maps %s kB per "
+           "CPU in %s mappings and perf-ring %s kB in %s (streaming; the flight recorder: "
+           "perf %s kB, perf-ring %s kB with its side-band buffers). The kernel counts them "
+           "against perf_event_mlock_kb x online CPUs per user first and the rest against "
+           "RLIMIT_MEMLOCK (VmPin, which CAP_IPC_LOCK lifts): %s kB per CPU past the share "
+           "for perf record, %s kB for perf-ring streaming, %s kB for its flight recorder. "
+           "By the same per-CPU sizes, a 256-CPU machine would lock %s MB with "
+           "perf record and %s MB with perf-ring streaming (extrapolation)." % (
+               ran[-1], kb(p, ran[-1]), p["mem"].get("ring_maps", 0),
+               kb(r, ran[-1]), r["mem"].get("ring_maps", 0),
+               kb(F[ran[-1]][("perf", "flight")], ran[-1]),
+               kb(F[ran[-1]][("perf-ring", "flight")], ran[-1]),
+               format(int(p["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               format(int(r["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               format(int(F[ran[-1]][("perf-ring", "flight")]["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               "%.0f" % (p["mem"].get("ring_kb", 0) / ran[-1] * 256 / 1024),
+               "%.0f" % (r["mem"].get("ring_kb", 0) / ran[-1] * 256 / 1024))]
     return md
 
 

@@ -14,7 +14,8 @@
 #   zlong           -z1 of both tools over a long run (guest-rate.sh,
 #                   make qemu-bench PART=zlong);
 #   scale           the recorders with -a on every vCPU (make qemu-bench
-#                   PART=scale, booted with -smp N).
+#                   PART=scale, booted with -smp N);
+#   boot            nothing: the boot's own cost at -smp N.
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
 for arg in $(cat /proc/cmdline); do
@@ -255,6 +256,11 @@ scale() {
 }
 
 case "$part" in
+boot)
+	# The boot alone: how long -smp N takes to come up under -icount
+	# (the host times qemu-run.sh); the guest's uptime is instructions.
+	echo "# boot: $(nproc) CPUs up, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	;;
 scale) scale ;;
 recorders)
 	perfcheck
