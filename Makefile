@@ -35,7 +35,9 @@ TARGETS ?= perf_ring
 # ARCHES="arm64 s390 arm": make series-check also builds, at each step, the
 # users of is_default_overflow_handler() for those architectures (cross
 # compilers from make deps ARCHES=...).
-export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS ARCHES
+# NR_CPUS=N: the kernel flavour with CONFIG_NR_CPUS=N (tree and images
+# <KERNEL>-cpusN); make qemu-bench PART=scale builds NR_CPUS=64 itself.
+export DEBUG QUICK PARANOID SERIES_PREFIX CONTROL FAULTS ARCHES NR_CPUS
 # FAULTS=1 reads the faulted runs' files with perf: the initramfs has it.
 ifeq ($(FAULTS),1)
 export GUEST_PERF := 1

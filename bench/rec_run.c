@@ -16,6 +16,17 @@
  * add up to it. I is the idle time over T, in USER_HZ ticks of
  * /proc/stat, to show how much of T was waiting.
  *
+ * -b: also "busy=B spin=S": the guest's instructions over T, every CPU's,
+ * with the idle jumps taken out (make qemu-bench PART=scale, -smp N). With
+ * more than one vCPU, -icount runs them round-robin and the guest clock
+ * counts the instructions of all of them, so a task's CPU time also
+ * counts what other vCPUs ran while it was on its CPU: C is no longer its
+ * instructions. The sum of every vCPU's instructions is: the clock, as
+ * long as it never jumps, which it does only when every vCPU is idle. A
+ * spinner pinned to the last online CPU at SCHED_IDLE (it runs only when
+ * nothing else there can) keeps one vCPU busy, so the clock never jumps,
+ * and counts its iterations of a two-instruction loop: B = T - 2 S.
+ *
  * -f PAGES: the kernel-only floor. raw_syscalls:sys_enter and sys_exit
  * are opened for CMD the way perf-ring record opens them (one per CPU and
  * event, period 1, IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW, inherit,
@@ -26,6 +37,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +152,49 @@ static int open_floor(pid_t pid, long pages)
 	return 0;
 }
 
+/* Instructions per iteration of spin()'s loop. */
+#define SPIN_INSNS 2
+
+static void spin(volatile unsigned long long *ctr)
+{
+	for (;;)
+		asm volatile("1: incq %0\n\tjmp 1b" : "+m" (*ctr));
+}
+
+/* The -b spinner: a child pinned to the last online CPU at SCHED_IDLE,
+ * counting in @ctr; its pid once it counts, or -1. */
+static pid_t start_spinner(volatile unsigned long long *ctr)
+{
+	struct sched_param sp = { 0 };
+	long cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	cpu_set_t set;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		perror("rec_run: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu > 0 ? cpu : 0, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) ||
+		    sched_setscheduler(0, SCHED_IDLE, &sp)) {
+			perror("rec_run: the spinner's CPU or policy");
+			_exit(1);
+		}
+		spin(ctr);
+	}
+	while (!*ctr) {
+		int status;
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return -1;
+		sched_yield();
+	}
+	return pid;
+}
+
 static double children_cpu_ns(void)
 {
 	struct rusage ru;
@@ -151,25 +207,40 @@ static double children_cpu_ns(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long long idle0, idle1;
+	volatile unsigned long long *ctr = NULL;
+	unsigned long long idle0, idle1, spin0 = 0, spin1 = 0;
 	long pages = 0;
 	int go[2], status, i = 1;
+	pid_t pid, spinner = -1;
 	double t0, t1;
-	pid_t pid;
 	char c;
 
-	if (argc > 2 && !strcmp(argv[1], "-f")) {
+	if (argc > 1 && !strcmp(argv[1], "-b")) {
+		ctr = mmap(NULL, sizeof(*ctr), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			   -1, 0);
+		if (ctr == MAP_FAILED) {
+			perror("rec_run: mmap");
+			return 1;
+		}
+		spinner = start_spinner(ctr);
+		if (spinner < 0) {
+			fprintf(stderr, "rec_run: -b: the spinner did not start\n");
+			return 1;
+		}
+		i = 2;
+	}
+	if (argc > i + 1 && !strcmp(argv[i], "-f")) {
 		char *end;
 
-		pages = strtol(argv[2], &end, 10);
+		pages = strtol(argv[i + 1], &end, 10);
 		if (*end || pages <= 0 || (pages & (pages - 1))) {
-			fprintf(stderr, "rec_run: -f %s: give a power of two of pages\n", argv[2]);
+			fprintf(stderr, "rec_run: -f %s: give a power of two of pages\n", argv[i + 1]);
 			return 2;
 		}
-		i = 3;
+		i += 2;
 	}
 	if (i >= argc || strcmp(argv[i], "--") || i + 1 >= argc) {
-		fprintf(stderr, "usage: rec_run [-f PAGES] -- CMD [ARG...]\n");
+		fprintf(stderr, "usage: rec_run [-b] [-f PAGES] -- CMD [ARG...]\n");
 		return 2;
 	}
 	argv += i + 1;
@@ -178,6 +249,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	idle0 = idle_ticks();
+	if (ctr)
+		spin0 = *ctr;
 	t0 = now_ns();
 	pid = fork();
 	if (pid < 0) {
@@ -208,9 +281,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = now_ns();
+	if (ctr)
+		spin1 = *ctr;
 	idle1 = idle_ticks();
-	fprintf(stderr, "rec_run ns=%.0f cpu=%.0f idle=%llu status=%d\n", t1 - t0,
-		children_cpu_ns(), idle1 - idle0,
-		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	/* The spinner is reaped after the children's CPU time is read. */
+	fprintf(stderr, "rec_run ns=%.0f cpu=%.0f idle=%llu", t1 - t0, children_cpu_ns(),
+		idle1 - idle0);
+	if (ctr) {
+		fprintf(stderr, " busy=%.0f spin=%llu", t1 - t0 - (double)SPIN_INSNS * (spin1 - spin0),
+			spin1 - spin0);
+		kill(spinner, SIGKILL);
+		waitpid(spinner, NULL, 0);
+	}
+	fprintf(stderr, " status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -38,6 +38,18 @@ kasan_control=
 [ "$(pr_flavour)" != -debug-control ] || kasan_control=m
 fragpaths=()
 for f in "${frags[@]}"; do fragpaths+=("$PR_ROOT/kernel/configs/$f"); done
+# NR_CPUS=N (a flavour of its own, "-cpusN"): one more fragment, made here.
+if [ -n "${NR_CPUS:-}" ]; then
+	case "$NR_CPUS" in
+	[2-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2]) ;;
+	*) pr_die "NR_CPUS=$NR_CPUS: give a number of CPUs from 2 to 512" ;;
+	esac
+	mkdir -p "$PR_BUILD/kernel"
+	cpus_frag=$PR_BUILD/kernel/perf_ring-cpus$NR_CPUS.config
+	printf 'CONFIG_NR_CPUS=%s\n' "$NR_CPUS" > "$cpus_frag"
+	frags+=(perf_ring-cpus.config)
+	fragpaths+=("$cpus_frag")
+fi
 if [ -n "${PR_CONFIG_EXTRA:-}" ]; then
 	[ -f "$PR_CONFIG_EXTRA" ] || pr_die "PR_CONFIG_EXTRA=$PR_CONFIG_EXTRA: no such file"
 	frags+=(perf_ring-extra.config)

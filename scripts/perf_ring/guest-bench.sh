@@ -12,7 +12,10 @@
 #   rate            the event-rate dimension of the scale benchmark
 #                   (guest-rate.sh, make qemu-bench PART=rate);
 #   zlong           -z1 of both tools over a long run (guest-rate.sh,
-#                   make qemu-bench PART=zlong).
+#                   make qemu-bench PART=zlong);
+#   scale           the recorders with -a on every vCPU (make qemu-bench
+#                   PART=scale, booted with -smp N);
+#   boot            nothing: the boot's own cost at -smp N.
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
 for arg in $(cat /proc/cmdline); do
@@ -147,7 +150,118 @@ recorders() {
 	done
 }
 
+# recfiles FILE: "files=N fbytes=B" of FILE and the snapshots beside it
+# (FILE.<timestamp> from --switch-output), which it then removes.
+recfiles() {
+	set -- "$1" "$1".*
+	nf=0 fb=0
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		nf=$((nf + 1))
+		fb=$((fb + $(wc -c < "$f")))
+		rm -f "$f"
+	done
+	echo "files=$nf fbytes=$fb"
+}
+
+# scale: perf record and perf-ring record with -a on every vCPU (booted
+# with -smp N by make qemu-bench PART=scale), the workload one close(-1)
+# loop pinned to each CPU (/bench/cpu_loop), $calls calls in all. "rec"
+# lines as for recorders, "snap" lines for the snapshot runs, "mem" lines
+# with the recorder's memory at the end of its workload, and the
+# cpu-clock profile of each tool's start-up and exit. The timed runs use
+# rec_run -b: with more than one vCPU only the guest's busy instructions,
+# all CPUs together, count instructions (bench/rec_run.c).
+scale() {
+	if ! [ -x /usr/bin/perf ]; then
+		echo "scale skipped: no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	echo 0 > /proc/sys/kernel/randomize_va_space
+	cd "$W" || return
+	ev='raw_syscalls:*'
+	o=$W/rec.data
+	snaps=2
+	echo "# scale: $(nproc) CPUs, $calls close(-1) in all, $(uname -r), $(perf --version)," \
+		"perf_event_mlock_kb $(cat /proc/sys/kernel/perf_event_mlock_kb)," \
+		"RLIMIT_MEMLOCK $(ulimit -l) kB"
+	rec warm none $o -b -- /bench/cpu_loop 1000 >/dev/null
+	rec warm perf $o -b -- perf record -q -a -o $o -e "$ev" -- /bench/cpu_loop 1000 >/dev/null
+	rec warm perf-ring $o -b -- perf-ring record -q -a -o $o -e "$ev" -- /bench/cpu_loop 1000 >/dev/null
+	for n in "$calls" 0; do
+		rec none "none/$n" $o -b -- /bench/cpu_loop "$n"
+		for m in streaming flight; do
+			opt=
+			[ $m = flight ] && opt=--overwrite
+			rec perf "$m/$n" $o -b -- perf record -q -a -o $o $opt -e "$ev" -- /bench/cpu_loop "$n"
+			rec perf-ring "$m/$n" $o -b -- perf-ring record -q -a -o $o $opt -e "$ev" -- \
+				/bench/cpu_loop "$n"
+		done
+	done
+	# One snapshot's cost: $snaps SIGUSR2 after the loops, against the
+	# same run with kill(ppid, 0) in their place.
+	for tool in perf perf-ring; do
+		for k in snap nosnap; do
+			kopt=
+			[ $k = nosnap ] && kopt=-k
+			rm -f $o $o.*
+			/bench/rec_run -b -- $tool record -q -a -o $o --overwrite --switch-output \
+				-e "$ev" -- /bench/cpu_loop -s $snaps $kopt "$calls" >$W/rec.out 2>$W/rec.err
+			line=$(grep '^rec_run ' $W/rec.err)
+			case "$line" in *status=0) ;; *) sed 's/^/# /' $W/rec.err | tail -5 ;; esac
+			echo "snap tool=$tool mode=$k snaps=$snaps ${line#rec_run } $(recfiles $o)"
+		done
+	done
+	# Memory at the end of the workload, read by the workload's shell from
+	# its parent, the recorder: VmRSS, VmHWM, VmLck (mlock), VmPin, and
+	# the perf_event mappings (the ring buffers the kernel charges to
+	# perf_event_mlock_kb and RLIMIT_MEMLOCK).
+	for tool in perf perf-ring; do
+		for m in streaming flight; do
+			opt=
+			[ $m = flight ] && opt=--overwrite
+			rm -f $o $o.* $W/mem.*
+			$tool record -q -a -o $o $opt -e "$ev" -- sh -c "/bench/cpu_loop $calls;
+				cat /proc/\$PPID/status > $W/mem.status; cat /proc/\$PPID/maps > $W/mem.maps" \
+				>/dev/null 2>$W/mem.err
+			st=$?
+			awk -v t=$tool -v m=$m -v st=$st '
+				FILENAME ~ /status$/ && /^Vm(RSS|HWM|Lck|Pin):/ { v[$1] = $2 }
+				FILENAME ~ /maps$/ && /perf_event/ {
+					split($1, a, "-"); ring += (("0x" a[2]) - ("0x" a[1])) / 1024; nr++
+				}
+				END { printf "mem tool=%s mode=%s status=%s rss_kb=%d hwm_kb=%d lck_kb=%d pin_kb=%d ring_kb=%d ring_maps=%d\n",
+					t, m, st, v["VmRSS:"], v["VmHWM:"], v["VmLck:"], v["VmPin:"], ring, nr }' \
+				$W/mem.status $W/mem.maps
+			recfiles $o >/dev/null
+		done
+	done
+	# Where start-up and exit go: cpu-clock every 20000 instructions of
+	# the whole system around each tool with no calls.
+	ln -sf /usr/bin/perf $W/prof
+	for tool in perf perf-ring; do
+		for m in streaming flight; do
+			opt=
+			[ $m = flight ] && opt=--overwrite
+			$W/prof record -q -e cpu-clock -c 20000 -a -o $W/prof.data -- \
+				$tool record -q -a -o $o $opt -e "$ev" -- /bench/cpu_loop 0 >/dev/null 2>&1
+			echo "PROFILE_BEGIN $tool $m/0"
+			perf report -i $W/prof.data --stdio -n --no-children \
+				--sort comm,dso,sym 2>/dev/null | awk '$1 ~ /%$/ && $2 >= 1'
+			echo "PROFILE_END"
+			rm -f $W/prof.data
+			recfiles $o >/dev/null
+		done
+	done
+}
+
 case "$part" in
+boot)
+	# The boot alone: how long -smp N takes to come up under -icount
+	# (the host times qemu-run.sh); the guest's uptime is instructions.
+	echo "# boot: $(nproc) CPUs up, uptime $(cut -d' ' -f1 /proc/uptime) s"
+	;;
+scale) scale ;;
 recorders)
 	perfcheck
 	recorders

@@ -36,6 +36,9 @@ pr_flavour() {
 	[ -z "${DEBUG:-}" ] || [ "${CONTROL:-}" != 1 ] || printf %s -control
 	# ARCH=i386: the 32-bit x86 build of that kernel, "-i386" after the rest.
 	[ "${ARCH:-}" != i386 ] || printf %s -i386
+	# NR_CPUS=N: the same kernel with CONFIG_NR_CPUS=N instead of the
+	# fragment's 4 (make qemu-bench PART=scale boots up to 64 vCPUs).
+	[ -z "${NR_CPUS:-}" ] || printf %s "-cpus$NR_CPUS"
 	echo
 }
 

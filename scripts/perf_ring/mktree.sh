@@ -103,7 +103,8 @@ if [ ! -d "$tree/.git" ]; then
 	# A control tree and its flavour's tree differ in a few files only;
 	# post-pN and post-nolost are closest to post.
 	for s in ${kernel%%-*} pre post upstream; do
-		for f in "$(pr_flavour)" "$(CONTROL='' pr_flavour)" "$(CONTROL=1 pr_flavour)"; do
+		for f in "$(pr_flavour)" "$(CONTROL='' pr_flavour)" "$(CONTROL=1 pr_flavour)" \
+			 "$(NR_CPUS='' pr_flavour)"; do
 			if [ -f "$kdir/$s$f/vmlinux" ]; then src=$kdir/$s$f; break 2; fi
 		done
 	done

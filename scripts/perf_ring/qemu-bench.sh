@@ -19,6 +19,10 @@
 # PART=zlong: -z1 of both tools over a long run, a section of
 # qemu-recorders.md (bench_scale_rate.py zlong).
 #
+# PART=scale measures both recorders with -a at -smp 1, 4, 16 and 64 on
+# POST built with CONFIG_NR_CPUS=64 (scripts/perf_ring/bench_scale_cpus.py,
+# bench/results/scale-cpus.md and .png).
+#
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
 # the same run, into bench/results/qemu-bench-pN.md (no plot).
@@ -30,7 +34,8 @@ case "${PART:-}" in
 recorders) exec python3 "$PR_ROOT/scripts/perf_ring/bench_recorders.py" ;;
 rate) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" ;;
 zlong) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" zlong ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate and zlong (or none)" ;;
+scale) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_cpus.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong and scale (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}

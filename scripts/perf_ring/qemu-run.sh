@@ -17,7 +17,8 @@
 # QEMU_APPEND (extra kernel command line), QEMU_INITRD (another initrd than
 # the image's initramfs.cpio.gz; make ab appends its own archive to it),
 # GUEST_PERF=1 (boot the initramfs with perf in it, from initramfs.sh under
-# the same variable).  Mode ab runs like bench: TCG, -icount, one vCPU.
+# the same variable), BENCH_SMP (bench mode's vCPUs, default 1).  Mode ab
+# runs like bench: TCG, -icount, one vCPU.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -97,12 +98,15 @@ kvm_works() {
 
 rm -f "$log"
 if [ "$mode" = bench ] || [ "$mode" = ab ]; then
-	accel=(-accel tcg -icount shift=0,align=off,sleep=off -smp 1)
+	# BENCH_SMP=N (make qemu-bench PART=scale): N vCPUs, which -icount
+	# runs one at a time, round-robin, in one host thread.
+	smp=${BENCH_SMP:-1}
+	accel=(-accel tcg -icount shift=0,align=off,sleep=off -smp "$smp")
 	# The guest's wall clock (the RTC, which seeds the random pool)
 	# starts at the same moment on every boot, and runs on guest time:
 	# two boots then run the same instructions.
 	accel+=(-rtc base=2025-01-01T00:00:00,clock=vm)
-	pr_log "$name: QEMU TCG with -icount shift=0,align=off,sleep=off, 1 vCPU"
+	pr_log "$name: QEMU TCG with -icount shift=0,align=off,sleep=off, $smp vCPU(s)"
 else
 	case "${ACCEL:-auto}" in
 	kvm) use_kvm=1 ;;

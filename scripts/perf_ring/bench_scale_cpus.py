@@ -1,0 +1,547 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make qemu-bench PART=scale: perf record against perf-ring record as the
+number of CPUs grows, counted in instructions.
+
+POST built with CONFIG_NR_CPUS=64 (the kernel flavour post-cpus64, make
+kernel NR_CPUS=64) boots under QEMU TCG with -icount
+shift=0,align=off,sleep=off at -smp 1, 4, 16 and 64, from the initramfs
+with perf in it (GUEST_PERF=1), and runs the "scale" part of
+guest-bench.sh: each tool with -a, streaming and the flight recorder, the
+workload one close(-1) loop pinned to each CPU (bench/cpu_loop.c), CALLS
+calls in all; snapshots on SIGUSR2; the recorder's memory; a cpu-clock
+profile of start-up. Under -icount the vCPUs run one at a time,
+round-robin, so the guest clock still counts instructions (of all vCPUs).
+One count boots twice (AGREE, default 4): the two boots must agree within
+0.1%.
+
+Writes bench/results/scale-cpus.md and scale-cpus.png.
+Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 50000),
+AGREE (the count booted twice; empty for none), SCALE_TIMEOUT (seconds per
+boot, default 14400), REUSE=1 (tables from the last logs), SCALE_NOTE (a
+sentence on how the logs were made, for a run that differs from the
+above). A count whose
+boot did not finish in time is reported as not run, with the time it ran."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
+RAW = os.path.join(BUILD, "qemu-scale")
+RES = os.path.join(ROOT, "bench", "results")
+CALLS = int(os.environ.get("CALLS", "50000"))
+CPUS = [int(x) for x in os.environ.get("SCALE_CPUS", "1 4 16 64").split()]
+AGREE = os.environ.get("AGREE", "4").strip()
+TMO = int(os.environ.get("SCALE_TIMEOUT", "14400"))
+NR_CPUS = 64
+MODES = ["streaming", "flight"]
+TOOLS = ["perf", "perf-ring"]
+LABEL = {"streaming": "streaming", "flight": "flight recorder"}
+PERIOD = 20000		# the start-up profile's cpu-clock period, instructions
+# Start-up, by kernel symbol of the recorder's own threads (sampled).
+PARTS = [("open", r"perf_event_open|perf_event_alloc|perf_init_event|perf_install_in_context|"
+                  r"find_get_context|alloc_perf_context|perf_event_ctx|perf_try_init_event|"
+                  r"event_function_call|perf_event_(enable|disable|set_output)|_perf_ioctl|"
+                  r"perf_ioctl|perf_event_init_task|account_event|perf_trace_(init|event)|"
+                  r"tp_event|perf_trace_event_(reg|init)|ftrace|trace_(event|probe)"),
+         ("mmap", r"perf_mmap|rb_alloc|ring_buffer_attach|perf_mmap_|vm_insert|vmf_insert|"
+                  r"remap_pfn|alloc_pages|get_page_from_freelist|clear_page|__alloc|"
+                  r"rmqueue|prep_new_page|handle_mm_fault|do_.*fault|perf_mmap_close|"
+                  r"ring_buffer_put|rb_free|free_pages|__free|free_unref"),
+         ("synthesis", r"proc_|seq_|kallsyms|s_show|s_next|update_iter|format_decode|"
+                       r"vsnprintf|number|string|pointer|pid_revalidate|d_path|show_map|"
+                       r"task_state|render_sigset|getdents|filldir|iterate_dir|"
+                       r"show_smap|m_next|m_start|m_show|get_task|lookup|readdir")]
+T0 = time.time()
+
+
+def log(msg):
+    print("[%5.0fs] %s" % (time.time() - T0, msg), file=sys.stderr, flush=True)
+
+
+def die(msg):
+    print("qemu-bench scale: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def mem_mb(n):
+    """Guest memory: perf's and perf-ring's per-CPU buffers (516 kB each,
+    and perf-ring's side-band) for every CPU, the tmpfs with the
+    recordings and snapshots, and the initramfs with perf."""
+    return 1024 + 48 * n
+
+
+def boot(n, logf):
+    env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(NR_CPUS), BENCH_SMP=str(n),
+               QEMU_MEM="%dM" % mem_mb(n),
+               QEMU_APPEND="perf_ring.bench=scale perf_ring.calls=%d" % CALLS)
+    t = time.time()
+    r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(TMO)],
+                       env=env, stdout=subprocess.DEVNULL)
+    wall = time.time() - t
+    with open(logf + ".wall", "w") as f:
+        f.write("%d %.0f\n" % (r.returncode, wall))
+    return r.returncode == 0
+
+
+def parse(logf):
+    """rec {(tool, mode): {...}}, snap {(tool, mode): {...}}, mem {(tool,
+    mode): {...}}, profiles {"tool mode/0": [lines]}, the # scale line."""
+    rec, snap, mem, prof, head, cur = {}, {}, {}, {}, "", None
+    with open(logf, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if cur is not None:
+                if line.startswith("PROFILE_END"):
+                    cur = None
+                else:
+                    prof[cur].append(line)
+                continue
+            kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+            if line.startswith("PROFILE_BEGIN"):
+                cur = " ".join(line.split()[1:])
+                prof[cur] = []
+            elif line.startswith("# scale:"):
+                head = line[2:]
+            elif line.startswith(("rec tool=", "snap tool=", "mem tool=")):
+                if kv.get("status") != "0":
+                    die("%s: %s" % (os.path.basename(logf), line))
+                d = {k: int(v) for k, v in kv.items() if re.fullmatch(r"-?\d+", v)}
+                {"rec": rec, "snap": snap, "mem": mem}[line.split()[0]][(kv["tool"], kv["mode"])] = d
+    return rec, snap, mem, prof, head
+
+
+def startup_parts(lines, tool):
+    """{part: instructions} of the tool's own samples in a profile."""
+    out = {p: 0 for p, _ in PARTS}
+    out["other"] = 0
+    for ln in lines:
+        f = ln.split()
+        if len(f) < 6 or not f[0].endswith("%") or f[2] != tool:
+            continue
+        sym = " ".join(f[5:])
+        part = "other"
+        if "kernel" in f[3]:
+            for p, pat in PARTS:
+                if re.search(pat, sym):
+                    part = p
+                    break
+        out[part] += int(f[1]) * PERIOD
+    return out
+
+
+def figures(r):
+    """Per tool and mode: fixed cost, per-record costs, snapshot cost."""
+    rec, snap, mem, prof, _ = r
+    base, base0 = rec[("none", "none/%d" % CALLS)]["busy"], rec[("none", "none/0")]["busy"]
+    out = {"base": base, "base0": base0}
+    for tool in TOOLS:
+        for m in MODES:
+            a, b = rec[(tool, "%s/%d" % (m, CALLS))], rec[(tool, "%s/0" % m)]
+            # Streaming: per record kept; flight recorder: per record the
+            # kernel wrote for the loops (2 per call).
+            n = a["samples"] if m == "streaming" else 2 * CALLS
+            out[(tool, m)] = {
+                "cpu": a["busy"], "fixed": b["busy"] - base0,
+                "whole": (a["busy"] - base) / max(n, 1),
+                "marg": ((a["busy"] - b["busy"]) - (base - base0)) / max(n, 1),
+                "kept": a["samples"], "lost": a["lost"], "bytes": a["bytes"], "wall": a["ns"],
+                "mem": mem.get((tool, m), {}),
+                "parts": startup_parts(prof.get("%s %s/0" % (tool, m), []), tool)}
+        s, ns = snap[(tool, "snap")], snap[(tool, "nosnap")]
+        k = s["snaps"]
+        out[(tool, "snap")] = {"cpu": (s["busy"] - ns["busy"]) / k,
+                               "bytes": (s["fbytes"] - ns["fbytes"]) / k,
+                               "files": s["files"], "nofiles": ns["files"]}
+    return out
+
+
+def fmt_m(x):
+    return "%.2f" % (x / 1e6)
+
+
+def main():
+    os.makedirs(RAW, exist_ok=True)
+    logs = {n: os.path.join(RAW, "cpus%d-1.log" % n) for n in CPUS}
+    agree = int(AGREE) if AGREE else None
+    if agree is not None and agree not in CPUS:
+        die("AGREE=%d is not one of SCALE_CPUS" % agree)
+    if not os.environ.get("REUSE"):
+        log("kernel post-cpus64 (CONFIG_NR_CPUS=%d) and its initramfs with perf" % NR_CPUS)
+        subprocess.run(["make", "-s", "-C", ROOT, "initramfs", "KERNEL=post",
+                        "NR_CPUS=%d" % NR_CPUS], env=dict(os.environ, GUEST_PERF="1"), check=True)
+        order = [(n, 1) for n in CPUS]
+        if agree is not None:
+            order.insert(CPUS.index(agree) + 1, (agree, 2))
+        for n, run in order:
+            lf = os.path.join(RAW, "cpus%d-%d.log" % (n, run))
+            log("-smp %d, boot %d (%d calls per case, %d MB)" % (n, run, CALLS, mem_mb(n)))
+            if not boot(n, lf):
+                log("-smp %d: the guest did not finish within %d s" % (n, TMO))
+                if n == max(CPUS):
+                    continue
+                die("-smp %d did not finish (console: %s)" % (n, lf))
+    res, walls, notrun = {}, {}, {}
+    for n in CPUS:
+        wf = logs[n] + ".wall"
+        walls[n] = open(wf).read().split() if os.path.exists(wf) else None
+        ok = os.path.exists(logs[n]) and walls[n] and walls[n][0] == "0"
+        if ok:
+            r = parse(logs[n])
+            if ("perf-ring", "snap") not in r[1]:
+                ok = False
+        if not ok:
+            notrun[n] = walls[n]
+            continue
+        res[n] = (r, figures(r))
+    if not res:
+        die("no count finished")
+    ran = sorted(res)
+    F = {n: res[n][1] for n in ran}
+
+    # Two boots of the same case.
+    agree_rows, worst = [], 0.0
+    lf2 = os.path.join(RAW, "cpus%d-2.log" % agree) if agree is not None else None
+    if lf2 and os.path.exists(lf2) and agree in res:
+        r1, r2 = res[agree][0], parse(lf2)
+        for key, v in sorted(r1[0].items()):
+            if key in r2[0] and v["busy"] and key[0] != "warm":
+                d = (r2[0][key]["busy"] - v["busy"]) / v["busy"]
+                worst = max(worst, abs(d))
+                agree_rows.append("| %s | %s | %s | %s | %+.4f%% |" % (
+                    key[0], key[1], fmt_m(v["busy"]), fmt_m(r2[0][key]["busy"]), 100 * d))
+        for key, v in sorted(r1[1].items()):
+            if key in r2[1]:
+                d = (r2[1][key]["busy"] - v["busy"]) / v["busy"]
+                worst = max(worst, abs(d))
+                agree_rows.append("| %s | snapshot run, %s | %s | %s | %+.4f%% |" % (
+                    key[0], key[1], fmt_m(v["busy"]), fmt_m(r2[1][key]["busy"]), 100 * d))
+
+    qv = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                        text=True).stdout.split()[3]
+    head = res[ran[0]][0][4]
+    md = ["# Scale: CPUs, perf record against perf-ring record, in instructions (QEMU -icount)",
+          "",
+          "Generated by `make qemu-bench PART=scale` (CALLS=%d, SCALE_CPUS=\"%s\") on %s%s. "
+          "POST built with `CONFIG_NR_CPUS=%d` (`make kernel KERNEL=post NR_CPUS=%d`, the "
+          "same kernel at every count) booted under QEMU %s TCG with "
+          "`-icount shift=0,align=off,sleep=off` and `-smp N`, from the initramfs with perf "
+          "in it.%s Under -icount QEMU runs the vCPUs one at a time, round-robin, in one host "
+          "thread, and the guest clock advances one nanosecond per instruction of whichever "
+          "vCPU runs. A task's CPU time then also counts what the other vCPUs ran while it was "
+          "on its CPU, so it is not its instructions once two vCPUs are busy at once. Every "
+          "figure here is the guest's busy instructions, all CPUs together, over the "
+          "command (`bench/rec_run.c -b`): the guest clock, which counts every vCPU's "
+          "instructions and jumps only when all of them are idle, kept from jumping by a "
+          "spinner at SCHED_IDLE pinned to the last CPU, whose own instructions (it counts "
+          "its iterations of a two-instruction loop) are taken out. They include the "
+          "kernel's work on every CPU (writing the records, ticks, kernel threads), the "
+          "same in the bare run that is subtracted." % (
+              CALLS, " ".join(map(str, CPUS)), time.strftime("%Y-%m-%d", time.gmtime()),
+              " (tables rebuilt from the console logs, `REUSE=1`)" if os.environ.get("REUSE")
+              else "", NR_CPUS, NR_CPUS, qv,
+              (" **This run:** " + os.environ["SCALE_NOTE"]) if os.environ.get("SCALE_NOTE")
+              else ""), "",
+          "Workload: `cpu_loop %d` (bench/cpu_loop.c): one child per online CPU, pinned to it "
+          "with sched_setaffinity(), %d close(-1) in all, split evenly, so every CPU's buffer "
+          "is written and the work is the same at every count. Both tools: `record -q -a -e "
+          "'raw_syscalls:*'` with their default buffers (128 data pages, 512 KiB, per CPU: "
+          "perf's default for root from perf_event_mlock_kb = 516, perf-ring's documented "
+          "default), streaming and `--overwrite`. Guest: `%s`." % (CALLS, CALLS, head), "",
+          "Columns: *fixed* is start-up and exit, the instructions of `record -a -- cpu_loop 0` "
+          "less the bare `cpu_loop 0`; *per record* is (instructions with %d calls - with 0 calls) - "
+          "(the same for the bare loop), divided by the records kept (streaming) or by the "
+          "%s records the kernel wrote for the loops (flight recorder, which keeps only the "
+          "last buffer's worth). *locked* is the size of the recorder's perf_event mappings: "
+          "the buffers, which the kernel counts as locked memory, against the user's "
+          "perf_event_mlock_kb x online CPUs first and the rest against RLIMIT_MEMLOCK "
+          "(*VmPin*, the part past the user's share); neither tool mlock()s anything else "
+          "(VmLck %s). *RSS* is the recorder's VmRSS at the end of the workload (read by "
+          "the workload's shell from /proc/$PPID)." % (
+              CALLS, format(2 * CALLS, ","),
+              "0 kB in every run" if all(F[n][(t, m)]["mem"].get("lck_kb", 0) == 0 for n in ran
+                                         for t in TOOLS for m in MODES)
+              else "in build/qemu-scale's logs, not 0 in every run"), ""]
+
+    # The main table: both tools side by side.
+    md += ["| CPUs | mode | perf fixed, M | perf-ring fixed, M | perf per record | "
+           "perf-ring per record | perf kept / lost | perf-ring kept / lost | "
+           "perf locked, kB | perf-ring locked, kB | perf VmPin, kB | perf-ring VmPin, kB | "
+           "perf RSS, kB | perf-ring RSS, kB |",
+           "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+           "---: | ---: |"]
+    for n in ran:
+        for m in MODES:
+            a, b = F[n][("perf", m)], F[n][("perf-ring", m)]
+            md.append("| %d | %s | %s | %s | %.1f | %.1f | %d / %d | %d / %d | %s | %s | %s | %s "
+                      "| %s | %s |" % (
+                          n, LABEL[m], fmt_m(a["fixed"]), fmt_m(b["fixed"]), a["marg"], b["marg"],
+                          a["kept"], a["lost"], b["kept"], b["lost"],
+                          format(a["mem"].get("ring_kb", 0), ","),
+                          format(b["mem"].get("ring_kb", 0), ","),
+                          format(a["mem"].get("pin_kb", 0), ","),
+                          format(b["mem"].get("pin_kb", 0), ","),
+                          format(a["mem"].get("rss_kb", 0), ","),
+                          format(b["mem"].get("rss_kb", 0), ",")))
+    for n in sorted(notrun):
+        w = notrun[n]
+        md.append("| %d | not run | %s | | | | | | | | | | | |" % (
+            n, "the boot was stopped after %s s (no result)" % w[1] if w
+            else "not booted in this run"))
+
+    # Start-up parts.
+    md += ["", "## Start-up and exit, by part", "",
+           "cpu-clock samples every %d instructions of the whole guest around `record -a -- "
+           "cpu_loop 0` (perf under another name, `prof record -a -c %d`), the recorder's "
+           "own threads only, kernel symbols grouped: *open* (perf_event_open and the "
+           "tracepoint's set-up), *mmap* (perf_mmap, the buffers' pages and their faults), "
+           "*synthesis* (/proc and kallsyms read and formatted), *other* (exec, the "
+           "recorder's user space, exit). Millions of instructions; sampled, about 0.02 M "
+           "per part." % (PERIOD, PERIOD), "",
+           "| CPUs | mode | tool | open | mmap | synthesis | other | total (sampled) | fixed "
+           "(measured) |", "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for n in ran:
+        for m in MODES:
+            for tool in TOOLS:
+                p = F[n][(tool, m)]["parts"]
+                md.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    n, LABEL[m], tool, fmt_m(p["open"]), fmt_m(p["mmap"]),
+                    fmt_m(p["synthesis"]), fmt_m(p["other"]), fmt_m(sum(p.values())),
+                    fmt_m(F[n][(tool, m)]["fixed"])))
+
+    # Snapshots.
+    md += ["", "## One snapshot", "",
+           "`record -a --overwrite --switch-output -- cpu_loop -s 2 %d`: after the loops the "
+           "workload sends SIGUSR2 to the recorder twice, 100 ms apart, and each tool writes "
+           "its buffers to a file of their own; the same run with `-k` (kill(ppid, 0), "
+           "nothing sent) is subtracted. Per snapshot: instructions, and the bytes of the "
+           "snapshot files (what was copied out of the buffers)." % CALLS, "",
+           "| CPUs | perf, M | perf bytes | perf instr./byte | perf-ring, M | perf-ring bytes "
+           "| perf-ring instr./byte |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for n in ran:
+        a, b = F[n][("perf", "snap")], F[n][("perf-ring", "snap")]
+        md.append("| %d | %s | %s | %.2f | %s | %s | %.2f |" % (
+            n, fmt_m(a["cpu"]), format(int(a["bytes"]), ","), a["cpu"] / max(a["bytes"], 1),
+            fmt_m(b["cpu"]), format(int(b["bytes"]), ","), b["cpu"] / max(b["bytes"], 1)))
+
+    if len(ran) >= 2:
+        for tool in TOOLS:
+            a, b = fit([F[n][(tool, "snap")]["bytes"] for n in ran],
+                       [F[n][(tool, "snap")]["cpu"] for n in ran])
+            md.append("")
+            md.append("%s, least squares over the counts: %.2f instructions per byte copied "
+                      "plus %s M per snapshot%s." % (
+                          tool, b, fmt_m(a), " (two counts: any two points are on a line, so "
+                          "this cannot tell a fixed cost from a cost per CPU)" if len(ran) == 2
+                          else ""))
+    if any(F[n][(t, "streaming")]["lost"] for n in ran for t in TOOLS):
+        md += ["", "A streaming run that lost records did less work per record written than "
+               "one that kept them all (the kernel drops what does not fit, the reader never "
+               "copies it), so its figure per kept record is not comparable across counts or "
+               "tools: under -icount the vCPUs take turns, and whether a reader keeps up is "
+               "not what it would be on a real machine (see below)."]
+
+    # Goals.
+    def verdict(ok):
+        return "met" if ok else "missed"
+
+    goals = []
+    lo, hi = ran[0], ran[-1]
+    for m in MODES:
+        v = [F[n][("perf-ring", m)]["marg"] for n in ran]
+        spread = max(v) / min(v) - 1
+        pv = [F[n][("perf", m)]["marg"] for n in ran]
+        goals.append("| perf-ring per-record cost, %s, %d to %d CPUs: largest / smallest - 1 "
+                     "(perf record: %+.1f%%) | %+.1f%% | within 5%% | %s |" % (
+                         LABEL[m], lo, hi, 100 * (max(pv) / min(pv) - 1), 100 * spread,
+                         verdict(spread <= 0.05)))
+    if len(ran) >= 3:
+        for m in MODES:
+            f = [F[n][("perf-ring", m)]["fixed"] for n in ran]
+            s1 = (f[1] - f[0]) / (ran[1] - ran[0])
+            s2 = (f[-1] - f[-2]) / (ran[-1] - ran[-2])
+            goals.append("| perf-ring start-up, %s: instructions per added CPU, %d to %d "
+                         "CPUs against %d to %d (%.0f and %.0f) | %.2f | <= 1.25 (no faster "
+                         "than linear) | %s |" % (
+                             LABEL[m], ran[-2], ran[-1], ran[0], ran[1], s2, s1,
+                             s2 / s1 if s1 > 0 else float("inf"),
+                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
+    else:
+        goals.append("| perf-ring start-up against CPUs (%s M at %s CPUs) | - | no faster "
+                     "than linear | not measured: the shape needs three counts |" % (
+                         ", ".join(fmt_m(F[n][("perf-ring", "streaming")]["fixed"]) for n in ran),
+                         ", ".join(map(str, ran))))
+    ipb = [F[n][("perf-ring", "snap")]["cpu"] / max(F[n][("perf-ring", "snap")]["bytes"], 1)
+           for n in ran]
+    goals.append("| perf-ring snapshot: instructions per byte copied, largest / smallest - 1, "
+                 "%d to %d CPUs (%s) | %+.1f%% | within 10%% (linear in bytes, nothing else) | "
+                 "%s |" % (lo, hi, ", ".join("%.2f" % x for x in ipb),
+                           100 * (max(ipb) / min(ipb) - 1), verdict(max(ipb) / min(ipb) <= 1.10)))
+    if agree_rows:
+        goals.append("| two boots of -smp %d, largest difference of %d cases | %.4f%% | within "
+                     "0.1%% | %s |" % (agree, len(agree_rows), 100 * worst,
+                                       verdict(worst <= 0.001)))
+    else:
+        goals.append("| two boots of the same case | not run | within 0.1% | not measured |")
+    md += ["", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
+    md += goals
+
+    if agree_rows:
+        md += ["", "## Two boots of -smp %d" % agree, "",
+               "Busy instructions of each case in each boot, millions%s:" % (
+                   " (every rec, snap and mem line of the two consoles, wall time, CPU time "
+                   "and the spinner's count included, is the same to the digit)"
+                   if same_lines(logs[agree], lf2) else ""), "",
+               "| tool | case | boot 1 | boot 2 | difference |", "| --- | --- | ---: | ---: | ---: |"]
+        md += agree_rows
+
+    md += ["", "## Boot wall times (host)", "",
+           "| CPUs | boot | exit | wall time of the boot |", "| ---: | ---: | ---: | ---: |"]
+    for n in CPUS:
+        for run in (1, 2):
+            wf = os.path.join(RAW, "cpus%d-%d.log.wall" % (n, run))
+            w = open(wf).read().split() if os.path.exists(wf) else None
+            if w or run == 1:
+                md.append("| %d | %d | %s | %s |" % (
+                    n, run, w[0] if w else "-",
+                    "%dm%02ds" % divmod(int(float(w[1])), 60) if w else "not booted"))
+
+    md += extrapolation(F, ran)
+    md += ["", "## What can be deterministic", "",
+           "- CPUs (this file): yes. Under -icount QEMU runs the vCPUs one after another in "
+           "one host thread, and every clock the guest reads advances with the instructions "
+           "executed, so two boots run the same instructions in the same order (the table of "
+           "two boots above). The guest's clock at boot is fixed (`-rtc base=...,clock=vm`) "
+           "and address-space randomization is off.",
+           "- The sampled start-up profile is deterministic too, but with several vCPUs a "
+           "cpu-clock sample falls on whichever task is on its CPU when the shared clock "
+           "passes the period, so its parts are an approximation (the measured *fixed* "
+           "column is exact).",
+           "- Duration (scale-duration.md) cannot be: an hour is wall-clock time on the host, "
+           "and RSS over an hour is about what happens in that hour.",
+           "- Event rate (the rate at which each tool first loses) cannot be under -icount: "
+           "whether the reader keeps up depends on how the host's real time is shared "
+           "between the writer and the reader; under -icount both run on the same "
+           "instruction clock, one vCPU at a time, so a guest's \"records per second\" is "
+           "not the host's. On the host it varies with the machine's load from run to run.",
+           "- Threads and DSOs (scale-threads.md, scale-dsos.md) are counted in instructions "
+           "under callgrind on the host: deterministic for user space, and the kernel's part "
+           "is not in them."]
+    os.makedirs(RES, exist_ok=True)
+    with open(os.path.join(RES, "scale-cpus.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    plot(F, ran)
+    print("\n".join(md))
+    if worst > 0.001:
+        log("two boots differ by %.4f%%" % (100 * worst))
+
+
+def same_lines(a, b):
+    """Whether two consoles have the same rec, snap and mem lines."""
+    def lines(f):
+        with open(f, errors="replace") as fh:
+            return [x.rstrip("\r\n") for x in fh if x.startswith(("rec ", "snap ", "mem "))]
+    return lines(a) == lines(b)
+
+
+def fit(xs, ys):
+    """Least squares y = a + b x."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0
+    return my - b * mx, b
+
+
+def kb(x, n):
+    """Locked kB per CPU of one run's memory line."""
+    return format(int(x["mem"].get("ring_kb", 0) / n), ",")
+
+
+def extrapolation(F, ran):
+    md = ["", "## Against the published figures, and 256 CPUs by extrapolation", ""]
+    if len(ran) < 2:
+        return md + ["Fewer than two counts ran: no fit."]
+    rows = []
+    for tool in TOOLS:
+        for m in MODES:
+            a, b = fit(ran, [F[n][(tool, m)]["fixed"] for n in ran])
+            ring = F[ran[-1]][(tool, m)]["mem"].get("ring_kb", 0) / ran[-1]
+            rows.append("| %s | %s | %s + %s x CPUs | %s | %s |" % (
+                tool, LABEL[m], fmt_m(a), "%.3f M" % (b / 1e6), fmt_m(a + 256 * b),
+                format(int(ring * 256), ",")))
+    md += ["Start-up fitted as a + b x CPUs (least squares over %s CPUs) and the ring "
+           "mappings per CPU at %d CPUs, carried to 256 CPUs. **Extrapolation, not "
+           "measured.**" % (", ".join(map(str, ran)), ran[-1]), "",
+           "| tool | mode | start-up and exit, fitted | at 256 CPUs, M instructions | "
+           "ring mappings at 256 CPUs, kB |", "| --- | --- | --- | ---: | ---: |"] + rows
+    p, r = F[ran[-1]][("perf", "streaming")], F[ran[-1]][("perf-ring", "streaming")]
+    md += ["",
+           "Seed 003 (perf's multithreaded synthesis, 2017) took perf record's start-up "
+           "from 12.74 s to 5.54 s on 272 CPUs (2.3x) by synthesizing on several threads. "
+           "That start-up was dominated by the threads that existed, not by the CPUs: "
+           "here, at %d CPUs with the few threads of the initramfs, perf-ring's whole "
+           "start-up and exit is %.3f of perf record's (%s M against %s M instructions), "
+           "on one thread; the threads dimension is scale-threads.md." % (
+               ran[-1], r["fixed"] / p["fixed"], fmt_m(r["fixed"]), fmt_m(p["fixed"])),
+           "",
+           "perf's per-CPU buffer default: as root, perf record takes perf_event_mlock_kb "
+           "(516 kB) less the control page, 128 data pages (512 KiB) per buffer; perf-ring "
+           "takes the same 128 pages. Measured here at %d CPUs, perf record maps %s kB per "
+           "CPU in %s mappings and perf-ring %s kB in %s (streaming; the flight recorder: "
+           "perf %s kB, perf-ring %s kB with its side-band buffers). The kernel counts them "
+           "against perf_event_mlock_kb x online CPUs per user first and the rest against "
+           "RLIMIT_MEMLOCK (VmPin, which CAP_IPC_LOCK lifts): %s kB per CPU past the share "
+           "for perf record, %s kB for perf-ring streaming, %s kB for its flight recorder. "
+           "By the same per-CPU sizes, a 256-CPU machine would lock %s MB with "
+           "perf record and %s MB with perf-ring streaming (extrapolation)." % (
+               ran[-1], kb(p, ran[-1]), p["mem"].get("ring_maps", 0),
+               kb(r, ran[-1]), r["mem"].get("ring_maps", 0),
+               kb(F[ran[-1]][("perf", "flight")], ran[-1]),
+               kb(F[ran[-1]][("perf-ring", "flight")], ran[-1]),
+               format(int(p["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               format(int(r["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               format(int(F[ran[-1]][("perf-ring", "flight")]["mem"].get("pin_kb", 0) / ran[-1]), ","),
+               "%.0f" % (p["mem"].get("ring_kb", 0) / ran[-1] * 256 / 1024),
+               "%.0f" % (r["mem"].get("ring_kb", 0) / ran[-1] * 256 / 1024))]
+    return md
+
+
+def plot(F, ran):
+    dat = os.path.join(RAW, "plot.dat")
+    with open(dat, "w") as f:
+        f.write("# cpus perf-fixed ring-fixed perf-stream ring-stream perf-flight ring-flight "
+                "perf-snap ring-snap\n")
+        for n in ran:
+            f.write("%d %.3f %.3f %.1f %.1f %.1f %.1f %.3f %.3f\n" % (
+                n, F[n][("perf", "streaming")]["fixed"] / 1e6,
+                F[n][("perf-ring", "streaming")]["fixed"] / 1e6,
+                F[n][("perf", "streaming")]["marg"], F[n][("perf-ring", "streaming")]["marg"],
+                F[n][("perf", "flight")]["marg"], F[n][("perf-ring", "flight")]["marg"],
+                F[n][("perf", "snap")]["cpu"] / 1e6, F[n][("perf-ring", "snap")]["cpu"] / 1e6))
+    subprocess.run(["gnuplot"], check=True, text=True, input="""
+set terminal pngcairo size 1200,420 noenhanced
+set output '%s'
+set multiplot layout 1,3 title 'perf record and perf-ring record -a, by CPUs (QEMU -icount, POST)'
+set logscale x 2
+set xlabel 'vCPUs'
+set grid
+set key top left
+set yrange [0:*]
+set title 'start-up and exit, M instructions'
+plot '%s' using 1:2 with linespoints title 'perf record', '' using 1:3 with linespoints title 'perf-ring'
+set title 'instructions per record, fixed cost removed'
+plot '%s' using 1:4 with linespoints title 'perf, streaming', '' using 1:5 with linespoints title 'perf-ring, streaming', \\
+     '' using 1:6 with linespoints title 'perf, flight', '' using 1:7 with linespoints title 'perf-ring, flight'
+set title 'one snapshot, M instructions'
+plot '%s' using 1:8 with linespoints title 'perf record', '' using 1:9 with linespoints title 'perf-ring'
+unset multiplot
+""" % (os.path.join(RES, "scale-cpus.png"), dat, dat, dat))
+
+
+if __name__ == "__main__":
+    main()
