@@ -67,28 +67,71 @@ fi
 
 # ARCHES="arm64 s390 arm" (make series-check): Debian's cross compilers
 # for the per-architecture builds of the users of
-# is_default_overflow_handler().
+# is_default_overflow_handler(). Their binutils are installed as packages.
+# Their gcc is not: every gcc-12-<triplet> package conflicts with
+# gcc-multilib, which the -m32 builds need, and installing one removes the
+# other. So gcc-12-<triplet> and cpp-12-<triplet> are unpacked under
+# build/deps/cross (gcc finds cc1 relative to itself), and
+# build/deps/cross/bin/<triplet>-* are the links series-check.sh uses as
+# CROSS_COMPILE: gcc from there, the rest from the binutils package.
+declare -A triplet=([arm64]=aarch64-linux-gnu [s390]=s390x-linux-gnu [arm]=arm-linux-gnueabihf)
+cross=()
 for a in ${ARCHES:-}; do
-	case $a in
-	arm64) p=gcc-aarch64-linux-gnu ;;
-	s390) p=gcc-s390x-linux-gnu ;;
-	arm) p=gcc-arm-linux-gnueabihf ;;
-	*) pr_die "ARCHES: $a is not one of arm64, s390, arm" ;;
-	esac
-	installed "$p" || missing+=("$p")
+	t=${triplet[$a]:-}
+	[ -n "$t" ] || pr_die "ARCHES: $a is not one of arm64, s390, arm"
+	installed "binutils-$t" || missing+=("binutils-$t")
+	[ -x "$PR_BUILD/deps/cross/bin/$t-gcc" ] || cross+=("$t")
 done
+[ ${#missing[@]} -eq 0 ] && [ ${#cross[@]} -eq 0 ] && exit 0
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-[ "$(id -u)" -eq 0 ] || pr_die "missing packages (${missing[*]}); run 'make deps' as root"
-pr_log "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-# A new machine has no package lists yet; refresh them once per run.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! { apt-get update -qq &&
-       apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
-	cat "$log" >&2
-	pr_die "apt-get install failed for: ${missing[*]}"
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" -eq 0 ] || pr_die "missing packages (${missing[*]}); run 'make deps' as root"
+	pr_log "installing: ${missing[*]}"
+	# A new machine has no package lists yet; refresh them once per run.
+	if ! { apt-get update -qq &&
+	       apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+		cat "$log" >&2
+		pr_die "apt-get install failed for: ${missing[*]}"
+	fi
+	pr_log "installed ${#missing[@]} package(s)"
 fi
-pr_log "installed ${#missing[@]} package(s)"
+
+# The cross gcc, unpacked (see ARCHES above). A tree whose links are all
+# in place is complete: they are made last.
+for t in "${cross[@]}"; do
+	pr_log "fetching gcc-12-$t and cpp-12-$t into build/deps/cross"
+	d=$(mktemp -d)
+	chmod 755 "$d"	# apt's download user writes there
+	(cd "$d" && apt-get download -qq "gcc-12-$t" "cpp-12-$t" >"$log" 2>&1) || {
+		cat "$log" >&2
+		rm -rf "$d"
+		pr_die "apt-get download gcc-12-$t cpp-12-$t failed"
+	}
+	x=$PR_BUILD/deps/cross
+	mkdir -p "$x/bin"
+	for deb in "$d"/*.deb; do
+		dpkg-deb -x "$deb" "$x" || { rm -rf "$d"; pr_die "dpkg-deb -x $deb failed"; }
+	done
+	rm -rf "$d"
+	[ -x "$x/usr/bin/$t-gcc-12" ] || pr_die "gcc-12-$t has no usr/bin/$t-gcc-12"
+	# gcc runs as and ld from <prefix>/<triplet>/bin, relative to itself:
+	# the binutils package's directory.
+	ln -sfn "/usr/$t" "$x/usr/$t"
+	for b in /usr/bin/"$t"-*; do
+		ln -sf "$b" "$x/bin/${b##*/}"
+	done
+	ln -sf "../usr/bin/$t-cpp-12" "$x/bin/$t-cpp"
+	echo 'int f(int x) { return x * 3; }' > "$d.c"
+	if ! "$x/usr/bin/$t-gcc-12" -c "$d.c" -o "$d.o" 2>"$log" ||
+	   ! "/usr/bin/$t-readelf" -h "$d.o" >>"$log" 2>&1 ||
+	   grep -q 'Machine:.*X86-64' "$log"; then
+		cat "$log" >&2
+		rm -f "$d.c" "$d.o"
+		pr_die "the unpacked $t-gcc-12 does not compile for $t"
+	fi
+	rm -f "$d.c" "$d.o"
+	ln -sf "../usr/bin/$t-gcc-12" "$x/bin/$t-gcc"
+done

@@ -21,9 +21,11 @@
 # ARCHES="arm64 s390 arm" adds, for the baseline and each patch, a build of
 # the objects that use is_default_overflow_handler() (arm64's and arm's
 # hw_breakpoint.o, s390's perf_cpum_sf.o) and of kernel/events/ for each of
-# those architectures, with Debian's cross compilers (make deps ARCHES=...)
-# and a minimal config (allnoconfig plus PERF_EVENTS; arm adds ARCH_MULTI_V7
-# for HAVE_HW_BREAKPOINT): "build ARCH" rows, which fail on a build error or
+# those architectures, with Debian's cross compilers (make deps ARCHES=...
+# unpacks them under build/deps/cross)
+# and a minimal config (allnoconfig plus PERF_EVENTS; arm adds MMU and
+# ARCH_MULTI_V7, for CPU_V7 and so HAVE_HW_BREAKPOINT, which a no-MMU
+# allnoconfig lacks): "build ARCH" rows, which fail on a build error or
 # on a compiler warning the baseline did not have. Each architecture builds
 # in its own git worktree of the series tree, under .series-check/.
 #
@@ -149,7 +151,9 @@ sparse() {
 
 # cross TAG STEP: the is_default_overflow_handler() users and kernel/events/
 # for each of $ARCHES, at the series tree's HEAD.
-declare -A xcc=([arm64]=aarch64-linux-gnu- [s390]=s390x-linux-gnu- [arm]=arm-linux-gnueabihf-)
+# The cross gcc is the one make deps ARCHES=... unpacked (deps.sh says why).
+xbin=${PR_BUILD:-$root/build}/deps/cross/bin
+declare -A xcc=([arm64]=$xbin/aarch64-linux-gnu- [s390]=$xbin/s390x-linux-gnu- [arm]=$xbin/arm-linux-gnueabihf-)
 declare -A xobj=([arm64]=arch/arm64/kernel/hw_breakpoint.o [s390]=arch/s390/kernel/perf_cpum_sf.o
 		 [arm]=arch/arm/kernel/hw_breakpoint.o)
 cross() {
@@ -165,7 +169,7 @@ cross() {
 			if ! (cd "$xt" &&
 			      make ARCH="$a" CROSS_COMPILE="${xcc[$a]}" allnoconfig &&
 			      scripts/config -e PERF_EVENTS &&
-			      { [ "$a" != arm ] || scripts/config -e ARCH_MULTI_V7; } &&
+			      { [ "$a" != arm ] || scripts/config -e MMU -e ARCH_MULTI_V7; } &&
 			      make ARCH="$a" CROSS_COMPILE="${xcc[$a]}" olddefconfig &&
 			      grep -qx 'CONFIG_PERF_EVENTS=y' .config &&
 			      { [ "$a" = s390 ] || grep -qx 'CONFIG_HAVE_HW_BREAKPOINT=y' .config; } &&
