@@ -39,9 +39,9 @@
  *   util.c         small I/O and text helpers
  *   version.c      the version string
  *
- * The other commands: report.c and recover.c (perf-ring report), ctl.c
- * (perf-ring ctl); perf-ring.c picks the command.  The tests' workloads:
- * close-loop.c, watch-loop.c, cg-tree.c, bpf-spin.c.
+ * The other commands: report.c, reader.c and recover.c (perf-ring
+ * report), ctl.c (perf-ring ctl); perf-ring.c picks the command.  The
+ * tests' workloads: close-loop.c, watch-loop.c, cg-tree.c, bpf-spin.c.
  */
 #include <dirent.h>
 #include <errno.h>
