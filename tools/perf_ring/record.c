@@ -487,6 +487,8 @@ struct record {
 	/* each module's options, built from o once */
 	struct evlist_opts eo;
 	struct out_opts oo;
+	struct trigger_opts trig_opts;
+	struct sink_opts sink_opts;
 	struct evlist el;
 	struct workload wl;
 	struct out_file *out;
@@ -518,6 +520,28 @@ static int record_add_dummy(struct record *rec)
 	return 0;
 }
 
+/* What the triggers take of the options (trigger.h). */
+static struct trigger_opts trigger_options(const struct record_opts *o)
+{
+	return (struct trigger_opts){
+		.on_signal = o->switch_signal, .time_ms = o->switch_time_ms,
+		.size = o->switch_size, .delay_ms = o->snapshot_delay_ms,
+		.min_interval_ms = o->snapshot_min_interval_ms, .control = o->control,
+	};
+}
+
+/* What a sink takes of the options (sink.h). */
+static struct sink_opts sink_options(const struct record_opts *o)
+{
+	return (struct sink_opts){
+		.output = o->output, .mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
+		.stamped = o->switch_signal || o->switch_size || o->switch_time_ms ||
+			   o->switch_ev_nr || o->timestamp_filename,
+		.control = o->control, .snapshot_pause = o->snapshot_pause,
+		.switch_size = o->switch_size, .quiet = o->quiet, .verbose = o->verbose,
+	};
+}
+
 /* Setup: the events configured, the output, the triggers, the command forked. */
 static int record_setup(struct record *rec)
 {
@@ -526,6 +550,8 @@ static int record_setup(struct record *rec)
 
 	evlist_opts_of(o, &rec->eo);
 	rec->oo = out_options(o);
+	rec->trig_opts = trigger_options(o);
+	rec->sink_opts = sink_options(o);
 	err = record_add_dummy(rec);
 	if (err)
 		return err;
@@ -541,7 +567,7 @@ static int record_setup(struct record *rec)
 	rec->out = out_new(&rec->oo, &rec->el);
 	if (!rec->out)
 		return -ENOMEM;
-	err = triggers_init(&rec->trig, o);
+	err = triggers_init(&rec->trig, &rec->trig_opts);
 	rec->trig_on = true;
 	if (err) {
 		/* perf: a --control it cannot open is a usage error */
@@ -613,8 +639,8 @@ static int record_open(struct record *rec)
 	 */
 	if (!o->tail_synth || o->overwrite)
 		synth_start(o, el, &rec->synth);
-	rec->s = o->overwrite ? sink_flight_new(o, el, rec->out, &rec->synth) :
-				sink_stream_new(o, el, rec->out, &rec->synth);
+	rec->s = o->overwrite ? sink_flight_new(&rec->sink_opts, el, rec->out, &rec->synth) :
+				sink_stream_new(&rec->sink_opts, el, rec->out, &rec->synth);
 	if (!rec->s)
 		return -ENOMEM;
 	rec->trig.status = ctl_status;

@@ -263,12 +263,12 @@ static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (sink_stamped_from_start(s->o) && !out_streams(s->o->output))
+	if (s->o->stamped && !out_streams(s->o->output))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
 	((struct stream *)s)->plain = s->o->control && !out_streams(s->o->output) &&
-				      !sink_stamped_from_start(s->o);
+				      !s->o->stamped;
 	return open_file((struct stream *)s, path);
 }
 
@@ -280,7 +280,7 @@ static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout
 	 * below --mmap-flush, which read_round() waits for: with a stopped
 	 * CPU's buffer short of it, that would spin.
 	 */
-	const struct record_opts *o = s->o;
+	const struct sink_opts *o = s->o;
 	u64 busy = o->mmap_bytes / 8 > o->mmap_flush ? o->mmap_bytes / 8 : o->mmap_flush;
 	struct stream *st = (struct stream *)s;
 	int nfd = s->el->nrings, n;
@@ -414,7 +414,7 @@ static const struct sink_ops stream_ops = {
 	.free = stream_free,
 };
 
-struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
+struct sink *sink_stream_new(const struct sink_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth)
 {
 	struct stream *st = calloc(1, sizeof(*st));
