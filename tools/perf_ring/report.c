@@ -2,7 +2,8 @@
 /*
  * perf-ring report: summary of a perf.data file (records per type and per
  * event, lost, overwritten, compression, time span), and --decompress to
- * turn a compressed file into a plain one.
+ * turn a compressed file into a plain one.  The file is read by reader.c;
+ * --recover is recover.c's.
  */
 #include <errno.h>
 #include <getopt.h>
