@@ -560,10 +560,6 @@ static int record_setup(struct record *rec)
 	evlist_config(&rec->el, &rec->eo);
 	if (o->clockid_set)
 		pf_set_clock(o->clockid);	/* -k: HEADER_CLOCKID and CLOCK_DATA */
-	rec->hp = (struct hotplug){
-		.backward = o->overwrite, .quiet = o->quiet, .sample_type = rec->el.sample_type,
-		.uevent_fd = -1,
-	};
 	rec->out = out_new(&rec->oo, &rec->el);
 	if (!rec->out)
 		return -ENOMEM;
@@ -625,7 +621,10 @@ static int record_open(struct record *rec)
 		return err;
 	if (o->verbose && !o->no_buildid)
 		buildid_method(el);
-	rec->hp.per_cpu = el->per_cpu;
+	hotplug_init(&rec->hp, &(struct hotplug_opts){
+		.per_cpu = el->per_cpu, .backward = o->overwrite, .quiet = o->quiet,
+		.sample_type = el->sample_type,
+	});
 	err = triggers_watch(&rec->trig, el->trig_rings, el->ntrig_rings);
 	if (err)
 		return err;
