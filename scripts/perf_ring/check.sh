@@ -12,6 +12,7 @@ cd "$PR_ROOT"
 steps=(
 	"tools: build the recorder (-Wall -Wextra -Werror)|make tools"
 	"tools: no import circle between the recorder's files|python3 scripts/perf_ring/include-cycles.py tools/perf_ring"
+	"tools: shape: functions <= 120 lines, struct ring <= 14 fields, struct writer's fields named only in writer.c|python3 scripts/perf_ring/shape-check.py tools/perf_ring"
 	"tools: unit tests|make tools-test"
 	"tools: unit tests under ASan and UBSan|make tools-asan"
 	"make ab: input checks, no kernel build|make ab-test"

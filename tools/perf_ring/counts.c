@@ -143,6 +143,48 @@ static inline void span_add(u64 t, u64 *first, u64 *last, u64 *newest)
 		*newest = t;
 }
 
+/*
+ * The run of whole samples with the usual layout from pos, when nothing
+ * is counted per event: size, count and time, nothing else.  Returns
+ * where the run ends (pos when there is none) and adds its samples to
+ * *n; anything else is left to the general case of counts_walk().
+ */
+static size_t sample_run(const struct idmap *m, const char *buf, size_t pos, size_t len,
+			 u64 *n, u64 *first, u64 *last, u64 *newest)
+{
+	struct perf_event_header h;
+	size_t end = pos;
+
+	/* min_size > the header's size: each turn moves on */
+	do {
+		memcpy(&h, buf + end, sizeof(h));
+		if (h.type != PERF_RECORD_SAMPLE || h.size < m->min_size || end + h.size > len)
+			break;
+		span_add(rd64(buf + end + m->time_off), first, last, newest);
+		end += h.size;
+		(*n)++;
+	} while (end + sizeof(h) <= len);
+	return end;
+}
+
+/* A LOST_SAMPLES record's lost, to its event's second count in per_ev. */
+static void lost_per_event(u64 *per_ev, const struct idmap *m, const char *rec, u16 size)
+{
+	u64 st = m->sample_type;
+	/*
+	 * the id in the sample_id trailer: IDENTIFIER last, else ID before
+	 * STREAM_ID and CPU
+	 */
+	size_t off = size - 8 * ((st & PERF_SAMPLE_IDENTIFIER) ? 1 :
+				 !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID) + 1);
+	int e = m->nr_events == 1 ? 0 : -1;
+
+	if ((st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) && off >= 16 && off + 8 <= size)
+		e = idmap_find(m, rd64(rec + off));
+	if (e >= 0)
+		per_ev[m->nr_events + e] += rd64(rec + 8);
+}
+
 int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *buf, size_t len)
 {
@@ -157,26 +199,11 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 		const char *rec = buf + pos;
 		u64 t;
 
-		/*
-		 * The run of whole samples with the usual layout, when nothing
-		 * is counted per event: size, count and time, nothing else.
-		 * Anything else leaves it for the general case below.
-		 */
+		/* whole samples of the usual layout, counted in a run */
 		if (!per_ev && m->time_off) {
-			size_t end = pos;
 			u64 n = 0;
+			size_t end = sample_run(m, buf, pos, len, &n, &first, &last, &newest);
 
-			/* min_size > the header's size: each turn moves on */
-			do {
-				memcpy(&h, buf + end, sizeof(h));
-				if (h.type != PERF_RECORD_SAMPLE || h.size < m->min_size ||
-				    end + h.size > len)
-					break;
-				t = rd64(buf + end + m->time_off);
-				span_add(t, &first, &last, &newest);
-				end += h.size;
-				n++;
-			} while (end + sizeof(h) <= len);
 			if (n) {
 				nr_sample += n;
 				total += n;
@@ -234,22 +261,8 @@ int counts_walk(struct pf_counts *c, u64 *per_ev, const struct idmap *m,
 			c->lost += rd64(rec + 16);
 		else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16) {
 			c->lost_samples += rd64(rec + 8);
-			if (per_ev) {
-				/*
-				 * the id in the sample_id trailer: IDENTIFIER last,
-				 * else ID before STREAM_ID and CPU
-				 */
-				size_t off = h.size - 8 * ((st & PERF_SAMPLE_IDENTIFIER) ? 1 :
-							  !!(st & PERF_SAMPLE_CPU) +
-							  !!(st & PERF_SAMPLE_STREAM_ID) + 1);
-				int e = m->nr_events == 1 ? 0 : -1;
-
-				if ((st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) && off >= 16 &&
-				    off + 8 <= h.size)
-					e = idmap_find(m, rd64(rec + off));
-				if (e >= 0)
-					per_ev[m->nr_events + e] += rd64(rec + 8);
-			}
+			if (per_ev)
+				lost_per_event(per_ev, m, rec, h.size);
 		}
 		else if ((h.type == PERF_RECORD_MMAP2 || h.type == PERF_RECORD_MMAP) && c->on_map)
 			c->on_map(c->map_ctx, rec);

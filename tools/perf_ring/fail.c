@@ -31,3 +31,9 @@ const char *fail_msg(void)
 {
 	return first_msg;
 }
+
+void fail_reset(void)
+{
+	first_err = 0;
+	first_msg[0] = '\0';
+}

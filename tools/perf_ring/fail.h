@@ -12,5 +12,7 @@
 int fail_set(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int fail_err(void);		/* 0: nothing failed */
 const char *fail_msg(void);	/* "" when nothing failed */
+/* Forget the failure kept: for a command run again in one process (the fuzzers). */
+void fail_reset(void);
 
 #endif

@@ -10,6 +10,14 @@
 
 #include "hotplug.h"
 
+void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o)
+{
+	*hp = (struct hotplug){
+		.uevent_fd = -1, .per_cpu = o->per_cpu, .backward = o->backward,
+		.quiet = o->quiet, .sample_type = o->sample_type,
+	};
+}
+
 void hotplug_listen(struct hotplug *hp)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };

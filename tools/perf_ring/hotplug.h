@@ -30,6 +30,16 @@ struct hotplug {
 	struct hp_cpu cpu[MAX_CPUS];	/* by CPU number */
 };
 
+/* What the recording asks of the hotplug watch; record.c builds it. */
+struct hotplug_opts {
+	bool per_cpu;		/* -a/-C events, which a CPU going offline stops */
+	bool backward;		/* flight recorder buffers */
+	bool quiet;
+	u64 sample_type;	/* of the events: where a record's time is */
+};
+
+/* No CPU seen going offline yet, no uevents listened to. */
+void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o);
 /*
  * Listen to the kernel's uevents, so that a CPU that goes offline and
  * comes back between two looks is not missed.  Without them (no netlink

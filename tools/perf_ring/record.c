@@ -39,9 +39,9 @@
  *   util.c         small I/O and text helpers
  *   version.c      the version string
  *
- * The other commands: report.c and recover.c (perf-ring report), ctl.c
- * (perf-ring ctl); perf-ring.c picks the command.  The tests' workloads:
- * close-loop.c, watch-loop.c, cg-tree.c, bpf-spin.c.
+ * The other commands: report.c, reader.c and recover.c (perf-ring
+ * report), ctl.c (perf-ring ctl); perf-ring.c picks the command.  The
+ * tests' workloads: close-loop.c, watch-loop.c, cg-tree.c, bpf-spin.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -479,86 +479,163 @@ static int setup_exit(const struct record_opts *o, int err)
 	return SETUP_EXIT;
 }
 
-int cmd_record(int argc, char **argv)
-{
+/*
+ * One recording, from the options to the exit code.  The steps of
+ * cmd_record() fill it in order: setup, open, run, finish (or abort).
+ */
+struct record {
 	struct record_opts o;
+	/* each module's options, built from o once */
 	struct evlist_opts eo;
-	struct evlist el = { 0 };
-	struct workload wl = { .pid = -1 };
 	struct out_opts oo;
-	struct out_file *out = NULL;
-	struct pbuf synth = { 0 };
+	struct trigger_opts trig_opts;
+	struct sink_opts sink_opts;
+	struct evlist el;
+	struct workload wl;
+	struct out_file *out;
+	struct pbuf synth;
 	struct triggers trig;
-	struct sink *s = NULL;
-	struct hotplug hp = { .uevent_fd = -1 };
-	const char *reader_prio;
-	int err, stop_sig, raise_sig = 0, exit_code = 0;
-	bool wl_failed = false;
+	bool trig_on;		/* triggers_init() ran: triggers_close() at the end */
+	struct sink *s;
+	struct hotplug hp;
+	bool wl_failed;		/* the command could not start */
+	int setup_exit;		/* a setup failure's exit, when not setup_exit()'s */
+};
 
-	err = record_parse(argc, argv, &o);
-	if (err)
-		/* perf's usage exit; a refused option exits as perf fails with it */
-		return err == -EINVAL ? RECORD_USAGE_EXIT : o.refuse_exit ? o.refuse_exit :
-			SETUP_EXIT;
-	if (o.dry_run)
+/* The flight recorder's side-band event, or the tracking dummy (evlist.h). */
+static int record_add_dummy(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	char msg[256];
+
+	if (!o->overwrite && !rec->eo.tracking)
 		return 0;
-	if (synth_parse_env())
-		return SETUP_EXIT;
-	evlist_opts_of(&o, &eo);
-	/* the flight recorder's side-band event, or the tracking dummy (evlist.h) */
-	if ((o.overwrite || eo.tracking) && o.events.nr == MAX_EVENTS) {
-		fprintf(stderr, "perf-ring record: %s: at most %d events\n",
-			o.overwrite ? "--overwrite" : o.delay_ms ? "-D" : "--control", MAX_EVENTS - 1);
-		return SETUP_EXIT;
-	}
-	if (o.overwrite || eo.tracking) {
-		char msg[256];
+	rec->setup_exit = SETUP_EXIT;
+	if (o->events.nr == MAX_EVENTS)
+		return fail_set(-E2BIG, "%s: at most %d events",
+				o->overwrite ? "--overwrite" : o->delay_ms ? "-D" : "--control",
+				MAX_EVENTS - 1);
+	if (events_parse("dummy", &o->events, msg, sizeof(msg)))
+		return fail_set(-EINVAL, "%s", msg);
+	rec->setup_exit = 0;
+	return 0;
+}
 
-		if (events_parse("dummy", &o.events, msg, sizeof(msg))) {
-			fprintf(stderr, "perf-ring record: %s\n", msg);
-			return SETUP_EXIT;
-		}
-	}
-	el.evs = o.events.ev;
-	el.nev = o.events.nr;
-	evlist_config(&el, &eo);
-	if (o.clockid_set)
-		pf_set_clock(o.clockid);	/* -k: HEADER_CLOCKID and CLOCK_DATA */
-	hp = (struct hotplug){
-		.backward = o.overwrite, .quiet = o.quiet, .sample_type = el.sample_type,
-		.uevent_fd = -1,
+/* What the triggers take of the options (trigger.h). */
+static struct trigger_opts trigger_options(const struct record_opts *o)
+{
+	return (struct trigger_opts){
+		.on_signal = o->switch_signal, .time_ms = o->switch_time_ms,
+		.size = o->switch_size, .delay_ms = o->snapshot_delay_ms,
+		.min_interval_ms = o->snapshot_min_interval_ms, .control = o->control,
 	};
-	oo = out_options(&o);
-	out = out_new(&oo, &el);
-	if (!out) {
-		err = -ENOMEM;
-		goto out_early;
-	}
-	if (triggers_init(&trig, &o)) {
-		/* perf: a --control it cannot open is a usage error */
-		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
-		return RECORD_USAGE_EXIT;
-	}
+}
 
-	if (o.workload) {
-		err = workload_prepare(&wl, o.workload, out_to_stdout(o.output));
+/* What a sink takes of the options (sink.h). */
+static struct sink_opts sink_options(const struct record_opts *o)
+{
+	return (struct sink_opts){
+		.output = o->output, .mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
+		.stamped = o->switch_signal || o->switch_size || o->switch_time_ms ||
+			   o->switch_ev_nr || o->timestamp_filename,
+		.control = o->control, .snapshot_pause = o->snapshot_pause,
+		.switching = record_switching(o),
+		.switch_size = o->switch_size, .quiet = o->quiet, .verbose = o->verbose,
+	};
+}
+
+/* Setup: the events configured, the output, the triggers, the command forked. */
+static int record_setup(struct record *rec)
+{
+	struct record_opts *o = &rec->o;
+	int err;
+
+	evlist_opts_of(o, &rec->eo);
+	rec->oo = out_options(o);
+	rec->trig_opts = trigger_options(o);
+	rec->sink_opts = sink_options(o);
+	err = record_add_dummy(rec);
+	if (err)
+		return err;
+	rec->el.evs = o->events.ev;
+	rec->el.nev = o->events.nr;
+	evlist_config(&rec->el, &rec->eo);
+	if (o->clockid_set)
+		pf_set_clock(o->clockid);	/* -k: HEADER_CLOCKID and CLOCK_DATA */
+	rec->out = out_new(&rec->oo, &rec->el);
+	if (!rec->out)
+		return -ENOMEM;
+	err = triggers_init(&rec->trig, &rec->trig_opts);
+	rec->trig_on = true;
+	if (err) {
+		/* perf: a --control it cannot open is a usage error */
+		rec->setup_exit = RECORD_USAGE_EXIT;
+		return err;
+	}
+	if (o->workload) {
+		err = workload_prepare(&rec->wl, o->workload, out_to_stdout(o->output));
 		if (err) {
-			fprintf(stderr, "perf-ring record: cannot fork the workload: %s\n", strerror(-err));
-			return SETUP_EXIT;
+			rec->setup_exit = SETUP_EXIT;
+			return fail_set(err, "cannot fork the workload: %s", strerror(-err));
 		}
 	}
+	return 0;
+}
+
+/*
+ * Under a memory cgroup's limit, what the recording will take must
+ * fit now, before any file or the command: the first file (for the
+ * flight recorder a snapshot of every buffer, and the copies it is
+ * taken into).  Past the limit, the OOM killer would end perf-ring
+ * with no word, in the middle of a file.
+ */
+static int record_mem_check(struct record *rec)
+{
+	const struct record_opts *o = &rec->o;
+	u64 bufs, store, need;
+
+	memlimit_init();
+	if (!memlimit_on())
+		return 0;
+	/*
+	 * The side-band store is taken whole at the start by the flight
+	 * recorder and by files that switch; what it holds goes into a
+	 * later file, whose own check counts it (out_open()).
+	 */
+	store = o->overwrite || record_switching(o) ? SIDEBAND_MAX : 0;
+	bufs = (u64)o->mmap_bytes * rec->el.nrings;
+	need = (o->overwrite ? out_mem_need(rec->out, bufs + rec->synth.len) + bufs + o->mmap_bytes :
+			       out_mem_need(rec->out, 0)) + store;
+	if (o->verbose && memlimit_describe()[0])
+		fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
+			memlimit_describe(), (unsigned long long)need);
+	return memlimit_check(need, "recording");
+}
+
+/*
+ * Open: the events and their buffers, what every file starts with, the
+ * sink, the reader's priority; then the output is created.
+ */
+static int record_open(struct record *rec)
+{
+	const struct record_opts *o = &rec->o;
+	struct evlist *el = &rec->el;
+	const char *reader_prio;
+	int err;
+
 	inject_faults(FAULTS_START);
-	err = evlist_targets(&el, wl.pid);
-	if (!err)
-		err = evlist_open(&el);
+	err = evlist_targets(el, rec->wl.pid) ?: evlist_open(el);
 	if (err)
-		goto out_early;
-	if (o.verbose && !o.no_buildid)
-		buildid_method(&el);
-	hp.per_cpu = el.per_cpu;
-	err = triggers_watch(&trig, el.trig_rings, el.ntrig_rings);
+		return err;
+	if (o->verbose && !o->no_buildid)
+		buildid_method(el);
+	hotplug_init(&rec->hp, &(struct hotplug_opts){
+		.per_cpu = el->per_cpu, .backward = o->overwrite, .quiet = o->quiet,
+		.sample_type = el->sample_type,
+	});
+	err = triggers_watch(&rec->trig, el->trig_rings, el->ntrig_rings);
 	if (err)
-		goto out_early;
+		return err;
 
 	/*
 	 * Synthesized records: the kernel map, and with -a or -p the threads
@@ -567,16 +644,14 @@ int cmd_record(int argc, char **argv)
 	 * --tail-synthesize, at the end instead (the flight recorder's
 	 * snapshots carry their side-band store either way).
 	 */
-	if (!o.tail_synth || o.overwrite)
-		synth_start(&o, &el, &synth);
-	s = o.overwrite ? sink_flight_new(&o, &el, out, &synth) :
-			  sink_stream_new(&o, &el, out, &synth);
-	if (!s) {
-		err = -ENOMEM;
-		goto out_early;
-	}
-	trig.status = ctl_status;
-	trig.status_ctx = s;
+	if (!o->tail_synth || o->overwrite)
+		synth_start(o, el, &rec->synth);
+	rec->s = o->overwrite ? sink_flight_new(&rec->sink_opts, el, rec->out, &rec->synth) :
+				sink_stream_new(&rec->sink_opts, el, rec->out, &rec->synth);
+	if (!rec->s)
+		return -ENOMEM;
+	rec->trig.status = ctl_status;
+	rec->trig.status_ctx = rec->s;
 
 	/*
 	 * This thread, the reader, is scheduled ahead of the rest (prio.c):
@@ -587,112 +662,141 @@ int cmd_record(int argc, char **argv)
 	 * writer and synthesis threads undo it (prio_worker()).  Before the
 	 * output is created, so that a refusal of -r leaves no file.
 	 */
-	err = prio_reader(o.realtime, o.reader_slice_us, &reader_prio);
-	if (err) {
-		fail_set(err, "-r %d: cannot run SCHED_FIFO: %s%s", o.realtime,
-			 strerror(-err), err == -EPERM ?
-			 " (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
-		goto out_early;
-	}
-	if (o.verbose)
-		fprintf(stderr, "perf-ring record: reader: %s\n", reader_prio);
-
-	/*
-	 * Under a memory cgroup's limit, what the recording will take must
-	 * fit now, before any file or the command: the first file (for the
-	 * flight recorder a snapshot of every buffer, and the copies it is
-	 * taken into).  Past the limit, the OOM killer would end perf-ring
-	 * with no word, in the middle of a file.
-	 */
-	memlimit_init();
-	if (memlimit_on()) {
-		/*
-		 * The side-band store is taken whole at the start by the flight
-		 * recorder and by files that switch; what it holds goes into
-		 * a later file, whose own check counts it (out_open()).
-		 */
-		u64 bufs = (u64)o.mmap_bytes * el.nrings;
-		u64 store = o.overwrite || record_switching(&o) ? SIDEBAND_MAX : 0;
-		u64 need = (o.overwrite ? out_mem_need(out, bufs + synth.len) + bufs + o.mmap_bytes :
-					  out_mem_need(out, 0)) + store;
-
-		if (o.verbose && memlimit_describe()[0])
-			fprintf(stderr, "perf-ring record: memory: %s; about %llu bytes to take\n",
-				memlimit_describe(), (unsigned long long)need);
-		err = memlimit_check(need, "recording");
-		if (err)
-			goto out_early;
-	}
-	err = out_prepare(out) ?: s->ops->start(s);
+	err = prio_reader(o->realtime, o->reader_slice_us, &reader_prio);
 	if (err)
-		goto out_early;
+		return fail_set(err, "-r %d: cannot run SCHED_FIFO: %s%s", o->realtime,
+				strerror(-err), err == -EPERM ?
+				" (needs root or CAP_SYS_NICE, and an RLIMIT_RTPRIO that allows it)" : "");
+	if (o->verbose)
+		fprintf(stderr, "perf-ring record: reader: %s\n", reader_prio);
+	err = record_mem_check(rec);
+	if (err)
+		return err;
+	return out_prepare(rec->out) ?: rec->s->ops->start(rec->s);
+}
 
-	/*
-	 * Go.  The command's own events start at its exec (enable_on_exec);
-	 * those of -a, -C, -p and -t before it starts, so that a command
-	 * beside them is seen from its start.  -D holds them back.
-	 */
-	if (!o.wl_target)
-		evlist_track(&el);
-	if (!o.wl_target && !o.delay_ms)
-		evlist_enable(&el, true);
-	el.enabled = !o.delay_ms;	/* a command's: at its exec */
-	if (o.workload)
-		wl_failed = workload_go(&wl) != 0;
-	if (o.delay_ms > 0)
-		triggers_enable_at(&trig, o.delay_ms);
-	hp.t0 = hp.checked = now_ns();
-	if (el.per_cpu)
-		hotplug_listen(&hp);
+/*
+ * Run: go, and the loop until the targets are done.  The command's own
+ * events start at its exec (enable_on_exec); those of -a, -C, -p and -t
+ * before it starts, so that a command beside them is seen from its
+ * start.  -D holds them back.  Returns the loop's error.
+ */
+static int record_run(struct record *rec)
+{
+	const struct record_opts *o = &rec->o;
+	struct evlist *el = &rec->el;
+	int err;
+
+	if (!o->wl_target)
+		evlist_track(el);
+	if (!o->wl_target && !o->delay_ms)
+		evlist_enable(el, true);
+	el->enabled = !o->delay_ms;	/* a command's: at its exec */
+	if (o->workload)
+		rec->wl_failed = workload_go(&rec->wl) != 0;
+	if (o->delay_ms > 0)
+		triggers_enable_at(&rec->trig, o->delay_ms);
+	rec->hp.t0 = rec->hp.checked = now_ns();
+	if (el->per_cpu)
+		hotplug_listen(&rec->hp);
 
 	inject_faults(FAULTS_RUNNING);
-	record_loop(&o, &el, s, &trig, &wl, &hp, !wl_failed);
+	err = record_loop(o, el, rec->s, &rec->trig, &rec->wl, &rec->hp, !rec->wl_failed);
 	inject_faults(FAULTS_OFF);
-	summary(&o, s, out, &trig);
-	hotplug_summary(&hp, el.rings, el.nrings, s->ring_newest);
-	hotplug_close(&hp);
-	triggers_close(&trig);
+	return err;
+}
 
-	/*
-	 * The exit as perf record's: a command that could not start is
-	 * 255; else a signal is raised again as perf-ring exits, so that the
-	 * caller sees a death by it: the one that killed the command (after
-	 * a stop that is the SIGTERM sent to it), else the one that stopped
-	 * the recording.  Otherwise the command's exit code.
-	 */
-	stop_sig = triggers_stop_signal();
-	if (wl_failed) {
+/* What every way out of cmd_record() releases. */
+static void record_free(struct record *rec)
+{
+	if (rec->s)
+		rec->s->ops->free(rec->s);
+	rec->s = NULL;
+	if (rec->out)
+		out_free(rec->out);
+	rec->out = NULL;
+	pbuf_free(&rec->synth);
+	hotplug_close(&rec->hp);
+	if (rec->trig_on)
+		triggers_close(&rec->trig);
+	rec->trig_on = false;
+}
+
+/*
+ * The exit as perf record's: a command that could not start is
+ * 255; else a signal is raised again as perf-ring exits, so that the
+ * caller sees a death by it: the one that killed the command (after
+ * a stop that is the SIGTERM sent to it), else the one that stopped
+ * the recording.  Otherwise the command's exit code; 2 when the
+ * recording failed.
+ */
+static int record_finish(struct record *rec, int err)
+{
+	const struct record_opts *o = &rec->o;
+	const struct workload *wl = &rec->wl;
+	int stop_sig = triggers_stop_signal(), raise_sig = 0, exit_code = 0;
+
+	summary(o, rec->s, rec->out, &rec->trig);
+	hotplug_summary(&rec->hp, rec->el.rings, rec->el.nrings, rec->s->ring_newest);
+	if (err < 0 && !fail_err())
+		fail_set(err, "recording: %s", strerror(-err));
+	if (rec->wl_failed) {
 		fprintf(stderr, "perf-ring record: workload failed to start: '%s': %s\n",
-			o.workload[0], strerror(wl.exec_errno ? wl.exec_errno : EIO));
+			o->workload[0], strerror(wl->exec_errno ? wl->exec_errno : EIO));
 		exit_code = 255;
 	} else if (fail_err()) {
 		fprintf(stderr, "perf-ring record: %s\n", fail_msg());
 		exit_code = 2;
 	} else {
-		if (o.workload && WIFSIGNALED(wl.status))
-			raise_sig = WTERMSIG(wl.status);
+		if (o->workload && WIFSIGNALED(wl->status))
+			raise_sig = WTERMSIG(wl->status);
 		else if (stop_sig)
 			raise_sig = stop_sig;
-		if (o.workload && WIFEXITED(wl.status))
-			exit_code = WEXITSTATUS(wl.status);
-		if (stop_sig && o.workload)
+		if (o->workload && WIFEXITED(wl->status))
+			exit_code = WEXITSTATUS(wl->status);
+		if (stop_sig && o->workload)
 			fprintf(stderr, "perf-ring record: interrupted by %s; workload stopped, '%s' is complete up to here\n",
-				strsignal(stop_sig), o.overwrite ? "snapshot" : o.output);
-		else if (o.workload && (exit_code || raise_sig) && !o.quiet)
+				strsignal(stop_sig), o->overwrite ? "snapshot" : o->output);
+		else if (o->workload && (exit_code || raise_sig) && !o->quiet)
 			fprintf(stderr, "perf-ring record: note: workload %s %d\n",
 				raise_sig ? "was killed by signal" : "exited with status",
 				raise_sig ? raise_sig : exit_code);
 	}
-	s->ops->free(s);
-	out_free(out);
-	pbuf_free(&synth);
+	record_free(rec);
 	return raise_sig ? exit_by_signal(raise_sig) : exit_code;
+}
 
-out_early:
-	workload_kill(&wl);
-	if (out && out_is_open(out))
-		out_close(out, 0, NULL);
+/* A failure before the run: the command killed, no file left half made. */
+static int record_abort(struct record *rec, int err)
+{
+	int code = rec->setup_exit ? rec->setup_exit : setup_exit(&rec->o, err);
+
+	workload_kill(&rec->wl);
+	if (rec->out && out_is_open(rec->out))
+		out_close(rec->out, 0, NULL);
 	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
-	return setup_exit(&o, err);
+	record_free(rec);
+	return code;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record rec = { .wl = { .pid = -1 }, .hp = { .uevent_fd = -1 } };
+	int err;
+
+	err = record_parse(argc, argv, &rec.o);
+	if (err)
+		/* perf's usage exit; a refused option exits as perf fails with it */
+		return err == -EINVAL ? RECORD_USAGE_EXIT : rec.o.refuse_exit ? rec.o.refuse_exit :
+			SETUP_EXIT;
+	if (rec.o.dry_run)
+		return 0;
+	if (synth_parse_env())
+		return SETUP_EXIT;
+	err = record_setup(&rec) ?: record_open(&rec);
+	if (err)
+		return record_abort(&rec, err);
+	err = record_run(&rec);
+	return record_finish(&rec, err);
 }

@@ -9,7 +9,8 @@
  * the data size in the header (0) and the feature sections, which are
  * written at the end.  Without them perf refuses the file.
  *
- * The data is walked from its start until the first record that is not
+ * The reader walks the data in its salvage mode (reader.h, READ_SALVAGE)
+ * from its start until the first record that is not
  * whole and sound: a size smaller than a header or running past the end
  * of the file, a type of 0 (the zeros of a hole left by a write that never
  * completed) or out of range, or a PERF_RECORD_COMPRESSED that does not
@@ -26,7 +27,8 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "report.h"
+#include "fail.h"
+#include "recover.h"
 #include "safefile.h"
 #include "tracing.h"
 
@@ -61,46 +63,22 @@ static int count_nonzero(const int *v, int n)
 	return k;
 }
 
-int report_recover(struct rep *r, const char *out, int argc, char **argv)
+/*
+ * The file's events, named on this machine: the recovered file has no
+ * event description of its own.  A warning for each of the first ten
+ * that have no name here, then their count.
+ */
+static int name_events(struct reader *r, struct pf_event *evs)
 {
-	int nr = r->f.nr_evs;
-	struct pf_event *evs = calloc(nr ? nr : 1, sizeof(*evs));
-	u64 features[PF_FEAT_BITS / 64];
-	struct pf_meta meta = { .argc = argc, .argv = argv, .tracefs = tracefs_path() };
-	struct pbuf fb = { 0 };
-	struct safefile sf;
-	u64 data_off, kept, dropped;
-	int fd = -1, err, *res = NULL;
+	int nr = r->f.nr_evs, *res = calloc(nr ? nr : 1, sizeof(*res));
+	int err;
 
-	if (!evs)
+	if (!res)
 		return -ENOMEM;
-	err = report_walk(r);
-	if (err)
-		goto out;
-	kept = r->good_end - r->f.h.data.offset;
-	dropped = r->f.h.data.size - kept;
-	r->f.h.data.size = kept;
-	if (!kept) {
-		char why[sizeof(r->err)];
-
-		memcpy(why, r->err, sizeof(why));
-		snprintf(r->err, sizeof(r->err), "no whole record to recover%s%.200s",
-			 why[0] ? ": " : "", why);
-		err = -ENODATA;
-		goto out;
-	}
-	res = calloc(nr ? nr : 1, sizeof(*res));
-	if (!res) {
-		err = -ENOMEM;
-		goto out;
-	}
 	for (int e = 0; e < nr; e++)
 		evs[e].attr = r->f.evs[e].attr;
 	err = events_name_attrs(evs, nr, res);
-	if (err)
-		goto out;
-	for (int e = 0, unnamed = 0; e < nr; e++) {
-		/* a warning for each of the first ten, then their count */
+	for (int e = 0, unnamed = 0; !err && e < nr; e++) {
 		if (res[e] && ++unnamed == 11)
 			fprintf(stderr, "perf-ring report: warning: more events have no name on "
 				"this machine (%d in all)\n", count_nonzero(res, nr));
@@ -117,60 +95,92 @@ int report_recover(struct rep *r, const char *out, int argc, char **argv)
 		/* the name in the recovered file is the one found here */
 		snprintf(r->f.evs[e].name, sizeof(r->f.evs[e].name), "%s", evs[e].name);
 	}
+	free(res);
+	return err;
+}
 
-	/* a new file renamed into place at the end, 0600 as perf inject writes */
-	if (safefile__same(out, r->f.fd)) {
-		snprintf(r->err, sizeof(r->err), "'%s' is the input: recover into a new file", out);
-		err = -EINVAL;
-		goto out;
-	}
-	err = safefile__create_out(&sf, out, 0600);
-	if (err) {
-		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
-		goto out;
-	}
-	fd = sf.fd;
-	data_off = pf_data_offset(evs, nr);
-	err = pf_write_head(fd, evs, nr, 0, NULL);
-	if (!err)
-		err = copy_range(r->f.fd, r->f.h.data.offset, fd, data_off, kept);
-	/* cut at clean_end: not the times of the records decoded past it */
-	meta.first_time = r->good_end == r->clean_end ? r->clean_first : r->all.first_time;
-	meta.last_time = r->good_end == r->clean_end ? r->clean_last : r->all.last_time;
+/*
+ * Into fd: the header and attributes, the kept records of r's file, and
+ * the feature sections built again; then the header with the data size.
+ */
+static int write_recovered(struct reader *r, int fd, struct pf_event *evs,
+			   const struct pf_meta *m)
+{
+	int nr = r->f.nr_evs;
+	u64 kept = r->f.h.data.size, data_off = pf_data_offset(evs, nr);
+	u64 features[PF_FEAT_BITS / 64];
+	struct pf_meta meta = *m;
+	struct pbuf fb = { 0 };
+	int err;
+
+	/* cut at good_end: not the times of the records decoded past it */
+	meta.first_time = r->stop.first_time;
+	meta.last_time = r->stop.last_time;
 	if (r->all.nr[PF_RECORD_COMPRESSED]) {
 		/* the level was never written down: 0 says "unknown" */
 		meta.comp.on = true;
 		meta.comp.ratio = r->comp_in ? (r->comp_out + r->comp_in / 2) / r->comp_in : 0;
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
+	err = pf_write_head(fd, evs, nr, 0, NULL);
+	if (!err)
+		err = copy_range(r->f.fd, r->f.h.data.offset, fd, data_off, kept);
 	if (!err)
 		err = pf_build_features(evs, nr, &meta, data_off + kept, features, &fb);
 	if (!err)
 		err = pwrite_full(fd, fb.p, fb.len, data_off + kept);
 	if (!err)
 		err = pf_write_head(fd, evs, nr, kept, features);
+	pbuf_free(&fb);
+	return err;
+}
+
+int recover_to(struct reader *r, const char *out, int argc, char **argv)
+{
+	int nr = r->f.nr_evs;
+	struct pf_event *evs = calloc(nr ? nr : 1, sizeof(*evs));
+	struct pf_meta meta = { .argc = argc, .argv = argv, .tracefs = tracefs_path() };
+	struct safefile sf;
+	int err;
+
+	if (!evs)
+		return -ENOMEM;
+	err = reader_walk(r, -1);
+	if (!err && !r->f.h.data.size)
+		err = fail_set(-ENODATA, "no whole record to recover%s%.200s",
+			       r->stop.why[0] ? ": " : "", r->stop.why);
+	if (!err)
+		err = name_events(r, evs);
+	/* a new file renamed into place at the end, 0600 as perf inject writes */
+	if (!err && safefile__same(out, r->f.fd))
+		err = fail_set(-EINVAL, "'%s' is the input: recover into a new file", out);
+	if (err)
+		goto out;
+	err = safefile__create_out(&sf, out, 0600);
 	if (err) {
-		snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+		fail_set(err, "cannot create '%s': %s", out, strerror(-err));
 		goto out;
 	}
-	fd = -1;
+	err = write_recovered(r, sf.fd, evs, &meta);
+	if (err) {
+		safefile__abort(&sf);
+		fail_set(err, "writing '%s': %s", out, strerror(-err));
+		goto out;
+	}
 	err = safefile__commit(&sf, false);
 	if (err) {
-		snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
+		fail_set(err, "writing '%s': %s", out, strerror(-err));
 		goto out;
 	}
-	fprintf(stderr, "perf-ring report: recovered %llu bytes of data into '%s'", (unsigned long long)kept, out);
-	if (dropped)
-		fprintf(stderr, "; dropped the last %llu bytes (%s)\n", (unsigned long long)dropped,
-			r->err[0] ? r->err : "not whole records");
+	fprintf(stderr, "perf-ring report: recovered %llu bytes of data into '%s'",
+		(unsigned long long)r->f.h.data.size, out);
+	if (r->stop.dropped)
+		fprintf(stderr, "; dropped the last %llu bytes (%s)\n",
+			(unsigned long long)r->stop.dropped,
+			r->stop.why[0] ? r->stop.why : "not whole records");
 	else
 		fprintf(stderr, "; every record was whole\n");
-	r->err[0] = 0;
 out:
-	if (fd >= 0)
-		safefile__abort(&sf);
-	pbuf_free(&fb);
-	free(res);
 	free(evs);
 	return err;
 }

@@ -2,241 +2,20 @@
 /*
  * perf-ring report: summary of a perf.data file (records per type and per
  * event, lost, overwritten, compression, time span), and --decompress to
- * turn a compressed file into a plain one.
+ * turn a compressed file into a plain one.  The file is read by reader.c;
+ * --recover is recover.c's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "compress.h"
-#include "report.h"
+#include "fail.h"
+#include "reader.h"
+#include "recover.h"
 #include "safefile.h"
-
-#define RBUF (4u << 20)
-/*
- * The decompression buffer is sized from HEADER_COMPRESSED's mmap_len, a
- * number read from the file: bound it, so that a corrupt header cannot ask
- * for gigabytes (a record that yields more fails with ENOBUFS).
- */
-#define DECOMP_CAP_MAX (256u << 20)
-/*
- * A zstd bomb: a few kilobytes of COMPRESSED records can ask for
- * gigabytes of records (a walk of hours, a --decompress that fills the
- * disk).  Past the first DECOMP_FREE bytes, the decompressed data may be
- * at most DECOMP_RATIO_MAX times the compressed records it came from;
- * perf-ring's own files stay below 100 (zstd on syscall traces).
- */
-#define DECOMP_FREE (64ull << 20)
-#define DECOMP_RATIO_MAX 1024
-
-static int out_put(struct rep *r, const void *p, size_t n)
-{
-	int err;
-
-	if (r->out_fd < 0)
-		return 0;
-	err = write_full(r->out_fd, p, n);
-	if (err) {
-		snprintf(r->err, sizeof(r->err), "writing the output: %s", strerror(-err));
-		return err;
-	}
-	r->out_len += n;
-	return 0;
-}
-
-/* Records of the decompressed stream: count, and copy out for --decompress. */
-static int inner_records(struct rep *r, u64 file_off)
-{
-	size_t pos = 0;
-	int err;
-
-	while (pos + sizeof(struct perf_event_header) <= r->pend_len) {
-		struct perf_event_header h;
-
-		memcpy(&h, r->pend + pos, sizeof(h));
-		if (h.size < sizeof(h)) {
-			snprintf(r->err, sizeof(r->err),
-				 "corrupt record inside the compressed data near file offset %llu",
-				 (unsigned long long)file_off);
-			return -EBADMSG;
-		}
-		if (pos + h.size > r->pend_len)
-			break;
-		pos += h.size;
-	}
-	if (pos) {
-		counts_walk(&r->all, r->per_ev, &r->idmap, r->pend, pos);
-		err = out_put(r, r->pend, pos);
-		if (err)
-			return err;
-		memmove(r->pend, r->pend + pos, r->pend_len - pos);
-		r->pend_len -= pos;
-	}
-	return 0;
-}
-
-static int on_compressed(struct rep *r, const char *rec, size_t size, u64 off)
-{
-	size_t cap = r->f.comp.mmap_len > (1u << 20) ? r->f.comp.mmap_len : (1u << 20);
-	long n;
-
-	if (cap > DECOMP_CAP_MAX)
-		cap = DECOMP_CAP_MAX;
-	if (!r->dz_on) {
-		if (decomp_init(&r->dz)) {
-			snprintf(r->err, sizeof(r->err), "out of memory for the zstd decompressor");
-			return -ENOMEM;
-		}
-		r->dz_on = true;
-	}
-	/*
-	 * What is left of the previous output is part of one record (less
-	 * than 64 KiB): room for it and cap once, not a realloc() of the
-	 * whole buffer for each record.
-	 */
-	if (r->pend_cap < r->pend_len + cap) {
-		size_t want = (r->pend_len > 65536 ? r->pend_len : 65536) + cap;
-		char *np = realloc(r->pend, want);
-
-		if (!np) {
-			snprintf(r->err, sizeof(r->err),
-				 "out of memory for a decompression buffer of %zu bytes", want);
-			return -ENOMEM;
-		}
-		r->pend = np;
-		r->pend_cap = want;
-	}
-	n = decomp_payload(&r->dz, rec + 8, size - 8, r->pend + r->pend_len, cap);
-	if (n <= 0) {
-		snprintf(r->err, sizeof(r->err),
-			 "cannot decompress the COMPRESSED record at file offset %llu%s",
-			 (unsigned long long)off, n == 0 ? " (it yields no data)" : "");
-		return n ? (int)n : -EBADMSG;
-	}
-	r->comp_in += size;
-	r->comp_out += n;
-	r->pend_len += n;
-	if (r->comp_out > DECOMP_FREE && r->comp_out / DECOMP_RATIO_MAX > r->comp_in) {
-		snprintf(r->err, sizeof(r->err),
-			 "the COMPRESSED records up to file offset %llu decompress to %llu bytes, "
-			 "more than %u times their size (a zstd bomb?)",
-			 (unsigned long long)off, (unsigned long long)r->comp_out, DECOMP_RATIO_MAX);
-		return -EFBIG;
-	}
-	return inner_records(r, off);
-}
-
-/*
- * In salvage mode (--recover) the walk stops at the first record that is
- * not whole and sound, and r->good_end says where: everything before it
- * is kept.  Otherwise such a record is an error.
- */
-static int stop_or_fail(struct rep *r, int err)
-{
-	if (!r->salvage)
-		return err;
-	/*
-	 * Back to the last record after which no decompressed record was
-	 * left half done: a compressed unit can span several COMPRESSED
-	 * records, and the file must not end inside one.
-	 */
-	r->good_end = r->clean_end;
-	return 0;
-}
-
-int report_walk(struct rep *r)
-{
-	u64 off = r->f.h.data.offset, end = off + r->f.h.data.size;
-	char *buf = malloc(RBUF);
-	size_t have = 0;
-	u64 buf_off = off;
-	int err = 0;
-
-	if (!buf) {
-		snprintf(r->err, sizeof(r->err), "out of memory for the read buffer");
-		return -ENOMEM;
-	}
-	r->clean_end = off;
-	while (buf_off + have < end || have) {
-		size_t pos = 0;
-		u64 want = end - (buf_off + have);
-
-		if (want > RBUF - have)
-			want = RBUF - have;
-		if (want) {
-			err = pread_full(r->f.fd, buf + have, want, buf_off + have);
-			if (err) {
-				snprintf(r->err, sizeof(r->err), "reading the data section: %s",
-					 strerror(-err));
-				break;
-			}
-			have += want;
-		}
-		while (pos + sizeof(struct perf_event_header) <= have) {
-			struct perf_event_header h;
-			u64 roff = buf_off + pos;
-
-			memcpy(&h, buf + pos, sizeof(h));
-			if (h.size < sizeof(h) || roff + h.size > end ||
-			    (r->salvage && (!h.type || h.type >= PF_RECORD_TYPE_MAX))) {
-				snprintf(r->err, sizeof(r->err),
-					 "corrupt record at file offset %llu (type %u, size %u)%s",
-					 (unsigned long long)roff, h.type, h.size,
-					 roff + h.size > end ? ": runs past the data section" : "");
-				err = stop_or_fail(r, -EBADMSG);
-				goto out;
-			}
-			if (pos + h.size > have)
-				break;
-			if (h.type == PF_RECORD_COMPRESSED) {
-				err = on_compressed(r, buf + pos, h.size, roff);
-				if (!err) {
-					r->all.nr[h.type]++;
-					r->all.total++;
-				}
-			} else {
-				counts_walk(&r->all, r->per_ev, &r->idmap, buf + pos, h.size);
-				err = out_put(r, buf + pos, h.size);
-			}
-			if (err) {
-				err = stop_or_fail(r, err);
-				goto out;
-			}
-			counts_walk(&r->outer, NULL, &r->idmap, buf + pos, h.size);
-			pos += h.size;
-			if (!r->pend_len) {
-				r->clean_end = roff + h.size;
-				r->clean_first = r->all.first_time;
-				r->clean_last = r->all.last_time;
-			}
-		}
-		if (pos == 0 && have == RBUF) {
-			err = -EBADMSG;
-			break;
-		}
-		memmove(buf, buf + pos, have - pos);
-		have -= pos;
-		buf_off += pos;
-		if (buf_off + have >= end && have && pos == 0) {
-			snprintf(r->err, sizeof(r->err), "truncated record at the end of the data");
-			err = stop_or_fail(r, -EBADMSG);
-			goto out;
-		}
-	}
-	r->good_end = end;
-	if (!err && r->pend_len) {
-		snprintf(r->err, sizeof(r->err), "%zu bytes of a partial record at the end of the compressed data",
-			 r->pend_len);
-		err = stop_or_fail(r, -EBADMSG);
-	}
-out:
-	free(buf);
-	return err;
-}
 
 static void print_time(u64 t)
 {
@@ -244,7 +23,7 @@ static void print_time(u64 t)
 	       (unsigned long long)(t % 1000000000ULL / 1000));
 }
 
-static void print_summary(struct rep *r, const char *path)
+static void print_summary(const struct reader *r, const char *path)
 {
 	char b1[32], b2[32];
 
@@ -297,15 +76,14 @@ static void print_summary(struct rep *r, const char *path)
 	}
 }
 
-static int decompress_to(struct rep *r, const char *out)
+/* The events as the file describes them, for a header written again. */
+static struct pf_event *file_events(const struct reader *r)
 {
-	struct safefile sf;
 	struct pf_event *evs = calloc(r->f.nr_evs ? r->f.nr_evs : 1, sizeof(*evs));
-	int err;
 
 	if (!evs) {
-		snprintf(r->err, sizeof(r->err), "out of memory for %d events", r->f.nr_evs);
-		return -ENOMEM;
+		fail_set(-ENOMEM, "out of memory for %d events", r->f.nr_evs);
+		return NULL;
 	}
 	for (int e = 0; e < r->f.nr_evs; e++) {
 		snprintf(evs[e].name, sizeof(evs[e].name), "%s", r->f.evs[e].name);
@@ -313,137 +91,96 @@ static int decompress_to(struct rep *r, const char *out)
 		evs[e].ids = r->f.evs[e].ids;
 		evs[e].nr_ids = r->f.evs[e].nr_ids;
 	}
-	/* a new file renamed into place at the end, 0600 as perf inject writes */
-	if (safefile__same(out, r->f.fd)) {
-		snprintf(r->err, sizeof(r->err), "'%s' is the input: decompress into a new file", out);
-		free(evs);
-		return -EINVAL;
+	return evs;
+}
+
+/*
+ * The feature sections of r's file but HEADER_COMPRESSED, to fd after
+ * the data that ends at data_end: their index, then their bodies.  feats
+ * gets the bits of those copied.
+ */
+static int copy_features(const struct reader *r, int fd, u64 data_end, u64 *feats)
+{
+	struct pbuf idx = { 0 }, body = { 0 };
+	u64 fidx = 0;
+	int nf = 0, err = 0;
+
+	memcpy(feats, r->f.h.features, PF_FEAT_BITS / 8);
+	feats[PF_FEAT_COMPRESSED / 64] &= ~(1ULL << (PF_FEAT_COMPRESSED % 64));
+	for (int b = 0; b < PF_FEAT_BITS; b++)
+		if (feats[b / 64] & (1ULL << (b % 64)))
+			nf++;
+	for (int b = 0; b < PF_FEAT_BITS && !err; b++) {
+		struct pf_section s, ns;
+		char *tmp;
+
+		if (!pf_has_feat(&r->f.h, b))
+			continue;
+		err = pread_full(r->f.fd, &s, sizeof(s),
+				 r->f.h.data.offset + r->f.h.data.size + fidx++ * sizeof(s));
+		if (err || b == PF_FEAT_COMPRESSED)
+			continue;
+		tmp = malloc(s.size + 1);
+		if (!tmp)
+			return fail_set(-ENOMEM, "out of memory for feature %d (%llu bytes)", b,
+					(unsigned long long)s.size);
+		err = pread_full(r->f.fd, tmp, s.size, s.offset);
+		ns.offset = data_end + nf * sizeof(ns) + body.len;
+		ns.size = s.size;
+		pbuf_put(&idx, &ns, sizeof(ns));
+		pbuf_put(&body, tmp, s.size);
+		free(tmp);
+		/* a section that did not fit is an error, not a short file */
+		if (!err && (idx.err || body.err))
+			err = fail_set(-ENOMEM, "out of memory copying feature %d (%llu bytes)", b,
+				       (unsigned long long)s.size);
 	}
-	err = safefile__create_out(&sf, out, 0600);
-	if (err) {
-		snprintf(r->err, sizeof(r->err), "cannot create '%s': %s", out, strerror(-err));
-		free(evs);
-		return err;
-	}
-	r->out_fd = sf.fd;
-	err = pf_write_head(r->out_fd, evs, r->f.nr_evs, 0, NULL);
-	if (!err && lseek(r->out_fd, pf_data_offset(evs, r->f.nr_evs), SEEK_SET) < 0)
-		err = -errno;
 	if (!err)
-		err = report_walk(r);
-	if (!err) {
-		/* copy the feature sections, without HEADER_COMPRESSED */
-		u64 feats[PF_FEAT_BITS / 64];
-		struct pbuf idx = { 0 }, body = { 0 };
-		u64 fidx = 0, data_end = pf_data_offset(evs, r->f.nr_evs) + r->out_len;
-		int nf = 0;
-
-		memcpy(feats, r->f.h.features, sizeof(feats));
-		feats[PF_FEAT_COMPRESSED / 64] &= ~(1ULL << (PF_FEAT_COMPRESSED % 64));
-		for (int b = 0; b < PF_FEAT_BITS; b++)
-			if (feats[b / 64] & (1ULL << (b % 64)))
-				nf++;
-		for (int b = 0; b < PF_FEAT_BITS && !err; b++) {
-			struct pf_section s, ns;
-			char *tmp;
-
-			if (!pf_has_feat(&r->f.h, b))
-				continue;
-			err = pread_full(r->f.fd, &s, sizeof(s),
-					 r->f.h.data.offset + r->f.h.data.size + fidx++ * sizeof(s));
-			if (err || b == PF_FEAT_COMPRESSED)
-				continue;
-			tmp = malloc(s.size + 1);
-			if (!tmp) {
-				snprintf(r->err, sizeof(r->err),
-					 "out of memory for feature %d (%llu bytes)", b,
-					 (unsigned long long)s.size);
-				err = -ENOMEM;
-				break;
-			}
-			err = pread_full(r->f.fd, tmp, s.size, s.offset);
-			ns.offset = data_end + nf * sizeof(ns) + body.len;
-			ns.size = s.size;
-			pbuf_put(&idx, &ns, sizeof(ns));
-			pbuf_put(&body, tmp, s.size);
-			free(tmp);
-			/* a section that did not fit is an error, not a short file */
-			if (!err && (idx.err || body.err)) {
-				snprintf(r->err, sizeof(r->err),
-					 "out of memory copying feature %d (%llu bytes)", b,
-					 (unsigned long long)s.size);
-				err = -ENOMEM;
-			}
-		}
-		if (!err)
-			err = write_full(r->out_fd, idx.p, idx.len);
-		if (!err)
-			err = write_full(r->out_fd, body.p, body.len);
-		if (!err)
-			err = pf_write_head(r->out_fd, evs, r->f.nr_evs, r->out_len, feats);
-		if (err && !r->err[0])
-			snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
-		pbuf_free(&idx);
-		pbuf_free(&body);
-	}
-	if (!err) {
-		err = safefile__commit(&sf, false);
-		if (err)
-			snprintf(r->err, sizeof(r->err), "writing '%s': %s", out, strerror(-err));
-	} else {
-		safefile__abort(&sf);
-	}
-	r->out_fd = -1;
-	free(evs);
+		err = write_full(fd, idx.p, idx.len);
+	if (!err)
+		err = write_full(fd, body.p, body.len);
+	pbuf_free(&idx);
+	pbuf_free(&body);
 	return err;
 }
 
-static int rep_open(struct rep *r, const char *path, bool salvage, bool force)
+/* --decompress: r's file with its records plain, as a new file out. */
+static int decompress_to(struct reader *r, const char *out)
 {
-	const u64 **ids;
-	int *nids, err;
+	struct pf_event *evs = file_events(r);
+	u64 feats[PF_FEAT_BITS / 64], data_off;
+	struct safefile sf;
+	int err;
 
-	memset(r, 0, sizeof(*r));
-	r->out_fd = -1;
-	r->salvage = salvage;
-	if (!force)
-		err = pf_open_owned(&r->f, path, salvage);
-	else
-		err = salvage ? pf_open_salvage(&r->f, path) : pf_open(&r->f, path);
-	if (err)
-		return err;
-	/* on the heap: the number of events comes from the file */
-	ids = calloc(r->f.nr_evs + 1, sizeof(*ids));
-	nids = calloc(r->f.nr_evs + 1, sizeof(*nids));
-	err = ids && nids ? 0 : -ENOMEM;
-	for (int e = 0; !err && e < r->f.nr_evs; e++) {
-		ids[e] = r->f.evs[e].ids;
-		nids[e] = r->f.evs[e].nr_ids;
-	}
-	if (!err)
-		err = idmap_build(&r->idmap, ids, nids, r->f.nr_evs,
-				  r->f.nr_evs ? r->f.evs[0].attr.sample_type : 0);
-	free(ids);
-	free(nids);
+	if (!evs)
+		return fail_err();
+	data_off = pf_data_offset(evs, r->f.nr_evs);
+	/* a new file renamed into place at the end, 0600 as perf inject writes */
+	if (safefile__same(out, r->f.fd))
+		err = fail_set(-EINVAL, "'%s' is the input: decompress into a new file", out);
+	else if ((err = safefile__create_out(&sf, out, 0600)))
+		fail_set(err, "cannot create '%s': %s", out, strerror(-err));
 	if (err) {
-		snprintf(r->f.errmsg, sizeof(r->f.errmsg), "building the map of sample ids: %s",
-			 strerror(-err));
+		free(evs);
 		return err;
 	}
-	r->per_ev = calloc(2 * r->f.nr_evs + 1, sizeof(u64));
-	return r->per_ev ? 0 : -ENOMEM;
-}
-
-static void rep_close(struct rep *r)
-{
-	if (r->dz_on)
-		decomp_free(&r->dz);
-	free(r->pend);
-	free(r->per_ev);
-	idmap_free(&r->idmap);
-	pf_close(&r->f);
-	memset(r, 0, sizeof(*r));
-	r->f.fd = -1;
+	err = pf_write_head(sf.fd, evs, r->f.nr_evs, 0, NULL);
+	if (!err && lseek(sf.fd, data_off, SEEK_SET) < 0)
+		err = -errno;
+	if (!err)
+		err = reader_walk(r, sf.fd);
+	if (!err)
+		err = copy_features(r, sf.fd, data_off + r->out_len, feats);
+	if (!err)
+		err = pf_write_head(sf.fd, evs, r->f.nr_evs, r->out_len, feats);
+	if (err) {
+		fail_set(err, "writing '%s': %s", out, strerror(-err));
+		safefile__abort(&sf);
+	} else if ((err = safefile__commit(&sf, false))) {
+		fail_set(err, "writing '%s': %s", out, strerror(-err));
+	}
+	free(evs);
+	return err;
 }
 
 static void report_usage(FILE *f)
@@ -464,7 +201,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *in = "perf.data", *out = NULL;
 	bool decompress = false, recover = false, force = false;
-	struct rep r;
+	struct reader r;
 	int c, err;
 
 	optind = 1;
@@ -492,25 +229,24 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "perf-ring report: --decompress and --recover go one at a time\n");
 		return 1;
 	}
-	err = rep_open(&r, in, recover, force);
+	fail_reset();
+	err = reader_open(&r, in, recover ? READ_SALVAGE : READ_STRICT, force);
 	if (err) {
 		fprintf(stderr, "perf-ring report: %s: %s\n", in,
-			r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
-		rep_close(&r);
+			fail_msg()[0] ? fail_msg() : strerror(-err));
+		reader_close(&r);
 		return 2;
 	}
 	if (decompress)
 		err = decompress_to(&r, out);
 	else if (recover)
-		err = report_recover(&r, out, argc, argv);
+		err = recover_to(&r, out, argc, argv);
 	else
-		err = report_walk(&r);
+		err = reader_walk(&r, -1);
 	if (recover && !err) {
 		/* the summary is of what OUT holds, read back as report reads it */
-		rep_close(&r);
-		err = rep_open(&r, out, false, true);
-		if (!err)
-			err = report_walk(&r);
+		reader_close(&r);
+		err = reader_open(&r, out, READ_STRICT, true) ?: reader_walk(&r, -1);
 		in = out;
 	}
 	if (!decompress || !err)
@@ -519,7 +255,7 @@ int cmd_report(int argc, char **argv)
 		printf("\nwrote %s: %llu bytes of plain data\n", out, (unsigned long long)r.out_len);
 	if (err)
 		fprintf(stderr, "perf-ring report: %s: %s\n", in,
-			r.err[0] ? r.err : r.f.errmsg[0] ? r.f.errmsg : strerror(-err));
-	rep_close(&r);
+			fail_msg()[0] ? fail_msg() : strerror(-err));
+	reader_close(&r);
 	return err ? 2 : 0;
 }

@@ -345,7 +345,7 @@ static void flight_finish(struct sink *s, bool keep)
 
 	if (!keep)
 		return;
-	if (sink_stamped_from_start(s->o) || out_totals(s->out)->nfiles)
+	if (s->o->stamped || out_totals(s->out)->nfiles)
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
@@ -381,7 +381,7 @@ static const struct sink_ops flight_ops = {
 	.free = flight_free,
 };
 
-struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
+struct sink *sink_flight_new(const struct sink_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth)
 {
 	struct flight *fl = calloc(1, sizeof(*fl));

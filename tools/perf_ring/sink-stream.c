@@ -263,17 +263,17 @@ static int stream_start(struct sink *s)
 {
 	char path[4096];
 
-	if (sink_stamped_from_start(s->o) && !out_streams(s->o->output))
+	if (s->o->stamped && !out_streams(s->o->output))
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
 	((struct stream *)s)->plain = s->o->control && !out_streams(s->o->output) &&
-				      !sink_stamped_from_start(s->o);
+				      !s->o->stamped;
 	/*
 	 * Files that switch start with the side-band store: take its bound
 	 * now, so that the memory does not grow as it fills (sideband.h).
 	 */
-	if (record_switching(s->o) && sideband_reserve(&((struct stream *)s)->sb))
+	if (s->o->switching && sideband_reserve(&((struct stream *)s)->sb))
 		return fail_set(-ENOMEM, "the side-band store (%u bytes): %s", SIDEBAND_MAX,
 				strerror(ENOMEM));
 	return open_file((struct stream *)s, path);
@@ -287,7 +287,7 @@ static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout
 	 * below --mmap-flush, which read_round() waits for: with a stopped
 	 * CPU's buffer short of it, that would spin.
 	 */
-	const struct record_opts *o = s->o;
+	const struct sink_opts *o = s->o;
 	u64 busy = o->mmap_bytes / 8 > o->mmap_flush ? o->mmap_bytes / 8 : o->mmap_flush;
 	struct stream *st = (struct stream *)s;
 	int nfd = s->el->nrings, n;
@@ -421,7 +421,7 @@ static const struct sink_ops stream_ops = {
 	.free = stream_free,
 };
 
-struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
+struct sink *sink_stream_new(const struct sink_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth)
 {
 	struct stream *st = calloc(1, sizeof(*st));

@@ -14,12 +14,30 @@
 #ifndef PERF_RING_SINK_H
 #define PERF_RING_SINK_H
 
-#include "cmdline.h"
 #include "evlist.h"
 #include "output.h"
 #include "trigger.h"
 
 struct sink;
+
+/* What the options ask of a sink; record.c builds it from its options. */
+struct sink_opts {
+	const char *output;	/* -o: the file, or the name the time stamps follow */
+	u64 mmap_bytes;		/* data area per buffer */
+	u64 mmap_flush;		/* --mmap-flush: the least a streaming read takes */
+	/*
+	 * Files are named by time (OUTPUT.YYYYmmddHHMMSSmmm) from the first
+	 * one on.  With --control alone, only once a switch or snapshot is
+	 * asked for: a run that only enables and disables writes OUTPUT, as
+	 * perf does.
+	 */
+	bool stamped;
+	bool control;		/* --control */
+	bool switching;		/* files switch, or snapshots are asked for */
+	bool snapshot_pause;	/* --snapshot-pause */
+	u64 switch_size;	/* --switch-output=SIZE, bytes; 0: off */
+	bool quiet, verbose;
+};
 
 struct sink_ops {
 	/* Before the targets run: create the output, or check that it can be. */
@@ -43,7 +61,7 @@ struct sink_ops {
 
 struct sink {
 	const struct sink_ops *ops;
-	const struct record_opts *o;
+	const struct sink_opts *o;
 	struct evlist *el;
 	struct out_file *out;
 	const struct pbuf *synth;	/* what every file starts with */
@@ -58,21 +76,11 @@ struct sink {
 	const u64 *ring_newest;
 };
 
-struct sink *sink_stream_new(const struct record_opts *o, struct evlist *el,
+/* o is the caller's, and lives as long as the sink. */
+struct sink *sink_stream_new(const struct sink_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth);
-struct sink *sink_flight_new(const struct record_opts *o, struct evlist *el,
+struct sink *sink_flight_new(const struct sink_opts *o, struct evlist *el,
 			     struct out_file *out, struct pbuf *synth);
-
-/*
- * Files are named by time (OUTPUT.YYYYmmddHHMMSSmmm) from the first one
- * on.  With --control alone, only once a switch or snapshot is asked for:
- * a run that only enables and disables writes OUTPUT, as perf does.
- */
-static inline bool sink_stamped_from_start(const struct record_opts *o)
-{
-	return o->switch_signal || o->switch_size || o->switch_time_ms || o->switch_ev_nr ||
-	       o->timestamp_filename;
-}
 
 /* The output cannot take more: stop recording. */
 static inline bool sink_failed(struct sink *s)

@@ -117,19 +117,19 @@ static int control_open(struct triggers *t, const char *spec)
 	return fd < 0 ? fd : 0;
 }
 
-int triggers_init(struct triggers *t, const struct record_opts *o)
+int triggers_init(struct triggers *t, const struct trigger_opts *o)
 {
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->ctl_fd = t->ack_fd = -1;
 	t->start_ns = now_ns();
-	t->on_signal = o->switch_signal;
-	t->time_ns = o->switch_time_ms * 1000000ULL;
+	t->on_signal = o->on_signal;
+	t->time_ns = o->time_ms * 1000000ULL;
 	t->next_time = t->time_ns ? now_ns() + t->time_ns : 0;
-	t->size = o->switch_size;
-	t->delay_ns = o->snapshot_delay_ms * 1000000ULL;
-	t->min_interval_ns = o->snapshot_min_interval_ms * 1000000ULL;
+	t->size = o->size;
+	t->delay_ns = o->delay_ms * 1000000ULL;
+	t->min_interval_ns = o->min_interval_ms * 1000000ULL;
 	err = install_signals();
 	if (err)
 		return err;

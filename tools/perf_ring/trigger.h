@@ -26,7 +26,6 @@
 
 #include <poll.h>
 #include <stdbool.h>
-#include "cmdline.h"
 #include "ring.h"
 #include "util.h"
 
@@ -90,8 +89,18 @@ struct triggers {
 	u64 switches, merged, dropped, bad_cmds, events;
 };
 
+/* What the options ask of the triggers; record.c builds it from its options. */
+struct trigger_opts {
+	bool on_signal;		/* --switch-output[=signal]: SIGUSR2 switches */
+	u64 time_ms;		/* --switch-output=TIME; 0: off */
+	u64 size;		/* --switch-output=SIZE, bytes; 0: off */
+	u64 delay_ms;		/* --snapshot-delay */
+	u64 min_interval_ms;	/* --snapshot-min-interval */
+	const char *control;	/* --control=fifo:CTL[,ACK] | fd:CTL[,ACK]; NULL: none */
+};
+
 /* Signal handlers and the sources the options ask for; -errno with a message kept (fail.h). */
-int triggers_init(struct triggers *t, const struct record_opts *o);
+int triggers_init(struct triggers *t, const struct trigger_opts *o);
 /* Watch the trigger events' buffers (evlist.h: trig_rings). */
 int triggers_watch(struct triggers *t, struct ring *rings, int n);
 /*

@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <string.h>
 
-#include "cmdline.h"
 #include "fail.h"
 #include "trigger.h"
 #include "tap.h"
@@ -34,7 +33,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 static int test_handlers(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGCHLD };
-	struct record_opts o;
+	struct trigger_opts o;
 	struct triggers t;
 	struct sigaction sa;
 
@@ -56,7 +55,7 @@ static int test_handlers(void)
  */
 static int test_sigaction_fails(void)
 {
-	struct record_opts o;
+	struct trigger_opts o;
 	struct triggers t;
 	int err;
 
@@ -76,7 +75,7 @@ static int test_sigaction_fails(void)
  */
 static int test_enable_at_full(void)
 {
-	struct record_opts o;
+	struct trigger_opts o;
 	struct triggers t;
 	u64 due;
 
