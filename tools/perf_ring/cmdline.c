@@ -851,10 +851,9 @@ static const struct ropt table[] = {
 	    "option is being ignored because perf-ring has no BPF skeleton (as Debian's perf "
 	    "6.1: no BUILD_BPF_SKEL=1)", "Enable off-cpu analysis"),
 	BOOL(0, "overwrite", overwrite, "use overwrite mode: the flight recorder"),
-	OPT(0, "per-thread", SUP_DIFFERS, ARG_NONE, 0, NULL, opt_bool, FIELD(per_thread), 0,
-	    "as perf for a command, -p and -t (a buffer per thread, no inherit); refused with "
-	    "-a and -C, where perf opens every thread that exists at the start",
-	    "use per-thread mmaps"),
+	OPT(0, "per-thread", SUP_PERF, ARG_NONE, 0, NULL, opt_bool, FIELD(per_thread), 0,
+	    "a buffer per thread of a command, -p or -t, no inherit; with -a or -C, perf's "
+	    "warning and a CPU-wide recording", "use per-thread mmaps"),
 	SAMPLE(0, "phys-data", PERF_SAMPLE_PHYS_ADDR, "Record the sample physical addresses"),
 	OPT(0, "proc-map-timeout", SUP_PERF, ARG_REQ, 0, "n", opt_map_timeout, 0, 0, NULL,
 	    "per thread proc mmap processing timeout in ms"),
@@ -1190,10 +1189,10 @@ static int finish_targets(struct pstate *s)
 	if (!o->workload && !o->npids)
 		o->system_wide = true;	/* -a, or -C alone */
 	if (o->per_thread && o->system_wide) {
-		fprintf(stderr, "perf-ring record: --per-thread with -a or -C: not supported (perf "
-			"opens every thread that exists at the start, and misses later ones); use "
-			"--per-thread with a command, -p or -t, or -a without it\n");
-		return -EOPNOTSUPP;
+		/* as perf's target__validate(): the CPU-wide target wins */
+		if (!o->quiet)
+			fprintf(stderr, "Warning:\nSYSTEM/CPU switch overriding PER-THREAD\n");
+		o->per_thread = false;
 	}
 	o->wl_target = o->workload && !o->system_wide && !o->npids;
 	if (o->delay_ms && !o->workload) {

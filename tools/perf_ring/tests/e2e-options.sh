@@ -148,8 +148,20 @@ else
 		"exit $rc (perf $prc), threads: perf-ring '$a', perf '$b'" "$(head -2 pt.err pt-perf.err 2>/dev/null)"
 fi
 rm -f pt.data pt-perf.data pt.py pt.stop
-expect_fail "--per-thread with -a: refused with the reason, a failed setup (255)" 255 "\-\-per-thread with -a or -C" \
-	"$PR" record --per-thread -a -o x.data -- true
+# --per-thread with -a: perf warns and records per CPU (target__validate())
+timeout 60 perf record --per-thread -a -e cpu-clock -o pta-perf.data -- sleep 0.3 2>pta-perf.err
+prc=$?
+timeout 60 "$PR" record -B --per-thread -a -e cpu-clock -o pta.data -- sleep 0.3 2>pta.err
+rc=$?
+a=$(perf script -i pta.data -F cpu 2>/dev/null | grep -c .)
+if [ $rc = $prc ] && [ $rc = 0 ] && grep -q 'SYSTEM/CPU switch overriding PER-THREAD' pta.err &&
+		grep -q 'SYSTEM/CPU switch overriding PER-THREAD' pta-perf.err && [ "$a" -gt 0 ]; then
+	ok "--per-thread -a: perf's warning, exit 0 as perf, $a samples per CPU that perf reads"
+else
+	nok "--per-thread -a: perf's warning and a CPU-wide recording" \
+		"exit $rc (perf $prc), $a samples" "$(head -3 pta.err pta-perf.err 2>/dev/null)"
+fi
+rm -f pta.data pta-perf.data pta.err pta-perf.err
 
 # the manual's table against the parser's
 if out=$(PERF_RING="$PR" "$HERE/../../../scripts/perf_ring/record-options.py" \
