@@ -16,7 +16,15 @@
 #ifndef PERF_RING_OUT_FORMAT_H
 #define PERF_RING_OUT_FORMAT_H
 
-#include "output.h"
+#include <stdbool.h>
+
+#include "util.h"
+
+struct evlist;
+struct out_opts;
+struct pbuf;
+struct pf_meta;
+struct writer;
 
 /* The open output, as its format sees it. */
 struct out_target {
