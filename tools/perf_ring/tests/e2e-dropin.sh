@@ -62,14 +62,19 @@ print('signal %d' % -rc if rc < 0 else 'exit %d' % rc)
 PY
 run() { python3 run.py "$@" 2>/dev/null; }
 
-# orphan.py LIFE: a child that runs LIFE s and exits; its parent never
-# reaps it (a zombie afterwards).  Sets z to the child's pid and
-# orphan_parent to the parent's.
+# orphan.py LIFE [FILE]: a child that runs LIFE s and exits; its parent
+# never reaps it (a zombie afterwards).  With FILE, its LIFE starts once
+# FILE exists (the recorder's output: it is recording), so that a loaded
+# machine's slow start does not outlive it.  Sets z to the child's pid
+# and orphan_parent to the parent's.
 cat >orphan.py <<'PY'
 import os, sys, time
 life = float(sys.argv[1])
 p = os.fork()
 if p == 0:
+    t = time.time()
+    while len(sys.argv) > 2 and not os.path.exists(sys.argv[2]) and time.time() - t < 30:
+        time.sleep(0.01)
     t = time.time()
     while time.time() - t < life:
         pass
@@ -80,7 +85,7 @@ PY
 orphan() {
 	local i
 	rm -f orphan.pid
-	python3 orphan.py "$1" >orphan.pid &
+	python3 orphan.py "$@" >orphan.pid &
 	orphan_parent=$!
 	for i in $(seq 200); do [ -s orphan.pid ] && break; sleep 0.05; done
 	z=$(cat orphan.pid)
@@ -152,12 +157,13 @@ fi
 rm -f cp.data* cr.data*
 
 # a process that runs 3 s and is never reaped by its parent
-orphan 3
-p=$(python3 run.py -t 10 -- perf record -q -B -e cpu-clock -o pp.data -p "$z" 2>pp.err)
+rm -f pp.data pr.data
+orphan 2 pp.data
+p=$(python3 run.py -t 40 -- perf record -q -B -e cpu-clock -o pp.data -p "$z" 2>pp.err)
 kill $orphan_parent 2>/dev/null
-orphan 3
+orphan 2 pr.data
 t0=$(date +%s%N)
-m=$(python3 run.py -t 10 -- "$PR" record -q -e cpu-clock -o pr.data -p "$z" 2>pr.err)
+m=$(python3 run.py -t 40 -- "$PR" record -q -e cpu-clock -o pr.data -p "$z" 2>pr.err)
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 kill $orphan_parent 2>/dev/null
 if [ "$m" = "$p" ] && perf report --stats -i pr.data >/dev/null 2>&1; then
