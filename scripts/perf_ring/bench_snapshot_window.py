@@ -15,11 +15,15 @@ buffers hold, but the busy CPU's records start later than the quiet one's,
 so at the start of the file there is a stretch (the hole) with records of
 one CPU only.  perf-ring's snapshot starts at the newest of the buffers'
 oldest records (one window with no gap on any CPU) and leaves out what lies
-before it.  Measured per file with perf script -F cpu,time,event: the
-records kept, and the hole = the newest of the CPUs' oldest clock-sample
-times less the oldest of them.  The recorders alternate, ROUNDS rounds; medians."""
+before it.  perf-ring with --snapshot-window=whole writes each buffer
+whole, as perf does, and marks where that window starts (perf-ring report
+prints it).  Measured per file with perf script -F cpu,time,event: the
+records kept, the hole = the newest of the CPUs' oldest clock-sample
+times less the oldest of them, and for the whole buffers the records from
+the mark on.  The recorders take turns, ROUNDS rounds; medians."""
 
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -33,6 +37,7 @@ PAGES = "16"
 EVENTS = ["-e", "raw_syscalls:sys_enter", "-e", "cpu-clock/period=100000/"]
 BUSY = pin(0, [CLOSE_LOOP, "100000000"])
 SNAP_AT = 1.0
+TOOLS = ("perf", "perf-ring", "perf-ring-whole")
 
 
 def work():
@@ -44,6 +49,8 @@ def recorder(tool, f):
     common = ["-q", "-B", "-a", "--overwrite", "--switch-output", "-m", PAGES] + EVENTS + \
         ["-o", f]
     exe = "perf" if tool == "perf" else PERF_RING
+    if tool == "perf-ring-whole":
+        common = ["--snapshot-window=whole"] + common
     return [exe, "record"] + common + ["--"] + work()
 
 
@@ -99,8 +106,17 @@ def clean(f):
             rm(os.path.join(SCRATCH, x))
 
 
-def measure(f):
-    """{cpu: [n, oldest clock sample, newest]} of the samples in f (seconds)."""
+def window_mark(f):
+    """Where the common window of a whole-buffer snapshot starts (s), as perf-ring report says."""
+    _, _, out, _ = run([PERF_RING, "report", "-i", f], timeout=300)
+    m = re.search(r"common window \(no gap on any CPU\) starts at ([0-9.]+)", out)
+    if not m:
+        raise Fail("%s: perf-ring report names no common window: %s" % (f, out[-300:]))
+    return m.group(1)
+
+
+def measure(f, mark=None):
+    """{cpu: [n, oldest clock sample, newest, n from mark]} of the samples in f (seconds)."""
     _, _, out, _ = run(["perf", "script", "-i", f, "-F", "cpu,time,event"], timeout=300)
     per = {}
     for line in out.splitlines():
@@ -108,7 +124,9 @@ def measure(f):
         if len(parts) < 3 or not parts[0].startswith("["):
             continue
         cpu, t = int(parts[0].strip("[]")), float(parts[1].rstrip(":"))
-        e = per.setdefault(cpu, [0, None, t])
+        e = per.setdefault(cpu, [0, None, t, 0])
+        # perf script prints microseconds: the mark's microsecond counts as in
+        e[3] += mark is not None and t >= float(mark[:mark.index(".") + 7])
         e[0] += 1
         if parts[2].startswith("cpu-clock") and (e[1] is None or t < e[1]):
             e[1] = t
@@ -125,13 +143,18 @@ def loadavg():
 
 
 def part():
-    res = {"perf": [], "perf-ring": []}
+    res = {t: [] for t in TOOLS}
     load0 = loadavg()
     for r in range(ROUNDS):
-        for tool in ("perf", "perf-ring") if r % 2 == 0 else ("perf-ring", "perf"):
+        for tool in TOOLS[r % 3:] + TOOLS[:r % 3]:
             f = os.path.join(SCRATCH, "snapwin.data")
             clean(f)
-            per = measure(snapshot(tool, f))
+            snap = snapshot(tool, f)
+            mark = window_mark(snap) if tool == "perf-ring-whole" else None
+            try:
+                per = measure(snap, mark)
+            except Fail as e:
+                raise Fail("%s round %d: %s" % (tool, r + 1, e))
             clean(f)
             oldest = [per[c][1] for c in per]
             newest = [per[c][2] for c in per]
@@ -139,6 +162,8 @@ def part():
                    "per_cpu": {str(c): per[c][0] for c in sorted(per)},
                    "hole_ms": (max(oldest) - min(oldest)) * 1e3,
                    "span_ms": (max(newest) - min(oldest)) * 1e3}
+            if mark is not None:
+                row["from_mark"] = sum(per[c][3] for c in per)
             res[tool].append(row)
             log("snapshot window: %s round %d: %d records %s, hole %.2f ms, span %.2f ms" %
                 (tool, r + 1, row["records"], row["per_cpu"], row["hole_ms"], row["span_ms"]))
@@ -149,37 +174,51 @@ def part():
     def med_cpu(tool, cpu):
         return statistics.median(x["per_cpu"].get(cpu, 0) for x in res[tool])
 
+    def from_mark(x, tool):
+        return x["from_mark"] if tool == "perf-ring-whole" else \
+            x["records"] if tool == "perf-ring" else "-"
+
     rows = []
     for tool, how in (("perf", "perf record --overwrite: each buffer whole"),
-                      ("perf-ring", "perf-ring --overwrite: one window")):
+                      ("perf-ring", "perf-ring --overwrite: one window"),
+                      ("perf-ring-whole", "perf-ring --overwrite --snapshot-window=whole: "
+                       "each buffer whole, the window's start marked")):
+        fm = "-" if tool == "perf" else \
+            "%.0f" % statistics.median(from_mark(x, tool) for x in res[tool])
         rows.append([how, "%.0f" % med(tool, "records"), "%.0f" % med_cpu(tool, "0"),
                      "%.0f" % med_cpu(tool, "1"), "%.2f" % med(tool, "span_ms"),
-                     "%.2f" % med(tool, "hole_ms")])
+                     "%.2f" % med(tool, "hole_ms"), fm])
     cmd = ("`RECORDER record -q -B -a --overwrite --switch-output -m %s %s -o F -- "
            "taskset -c 0 close-loop %s`, SIGUSR2 %.1f s after the command started, then "
            "SIGINT" % (PAGES, " ".join(EVENTS), BUSY[-1], SNAP_AT))
     text = "## 12. A flight-recorder snapshot against perf record --overwrite\n\n"
-    text += ("%s, RECORDER perf (6.1) and perf-ring, alternating, %d rounds each; medians. "
+    text += ("%s, RECORDER perf (6.1), perf-ring, and perf-ring with --snapshot-window=whole "
+             "(given first), taking turns, %d rounds each; medians. "
              "The snapshot is the one SIGUSR2 asks for, while the command runs. Records are "
              "the samples in the file, both events (`perf script -F cpu,time,event`); the span runs from the oldest record to "
              "the newest; the hole is the time at the start of the span with records of "
              "one CPU only (the newest of the CPUs' oldest clock-sample times less the "
              "oldest, so within 100 us), where the busier CPU's buffer had already been "
              "overwritten (CPU 0's, unless other work on the machine made CPU 1 the busier). "
+             "From the mark: the records at or after the start of the common window, as "
+             "`perf-ring report` gives it for the whole buffers (perf script's times are in "
+             "microseconds: the mark's microsecond counts as in); for the one window, all "
+             "of its records. "
              "Each column's median is taken on its own.\n\n" %
              (cmd, ROUNDS))
     text += ("Load average %s at the start, %s at the end (the machine is shared: the "
              "rates vary, so do the windows; the shape holds in every round, see each round "
              "below).\n\n" % (load0, loadavg()))
     text += md_table(["recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
-                      "hole (ms)"], rows, ["---"] + ["---:"] * 5)
+                      "hole (ms)", "from the mark"], rows, ["---"] + ["---:"] * 6)
     text += "\nEach round:\n\n"
     text += md_table(["round", "recorder", "records kept", "CPU 0", "CPU 1", "span (ms)",
-                      "hole (ms)"],
+                      "hole (ms)", "from the mark"],
                      [[i + 1, tool, x["records"], x["per_cpu"].get("0", 0),
-                       x["per_cpu"].get("1", 0), "%.2f" % x["span_ms"], "%.2f" % x["hole_ms"]]
-                      for i in range(ROUNDS) for tool in ("perf", "perf-ring")
-                      for x in [res[tool][i]]], ["---:", "---"] + ["---:"] * 5)
+                       x["per_cpu"].get("1", 0), "%.2f" % x["span_ms"], "%.2f" % x["hole_ms"],
+                       from_mark(x, tool)]
+                      for i in range(ROUNDS) for tool in TOOLS
+                      for x in [res[tool][i]]], ["---:", "---"] + ["---:"] * 6)
     write_md("snapshot-window.md", text)
     save("snapshot_window", res)
     os.makedirs(OUT, exist_ok=True)

@@ -473,6 +473,20 @@ static int opt_slice(struct pstate *s, const struct ropt *op, const char *arg, b
 	return 0;
 }
 
+/* --snapshot-window=common|whole */
+static int opt_snapshot_window(struct pstate *s, const struct ropt *op, const char *arg,
+			       bool unset)
+{
+	(void)op; (void)unset;
+	if (!strcmp(arg, "common"))
+		s->o->snapshot_whole = false;
+	else if (!strcmp(arg, "whole"))
+		s->o->snapshot_whole = true;
+	else
+		return bad("--snapshot-window", arg, "expected common or whole");
+	return 0;
+}
+
 static int opt_control(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
 	(void)op; (void)unset;
@@ -911,6 +925,9 @@ static const struct ropt table[] = {
 	    "merge requests closer than MS ms into one"),
 	OPT(0, "snapshot-pause", SUP_OWN, ARG_NONE, 0, NULL, opt_bool, FIELD(snapshot_pause), 0,
 	    NULL, "pause the buffers (PAUSE_OUTPUT) while copying"),
+	OPT(0, "snapshot-window", SUP_OWN, ARG_REQ, 0, "common|whole", opt_snapshot_window, 0, 0,
+	    NULL, "what a snapshot keeps: the window with no gap on any CPU (common, the "
+	    "default), or every buffer whole with that window's start marked (whole)"),
 	OPT(0, "reader-slice", SUP_OWN, ARG_REQ, 0, "usec", opt_slice, 0, 0, NULL,
 	    "a fair reader's slice, 100..100000 us (default 100; 0: the kernel's); implies -r 0"),
 	OPT('h', "help", SUP_OWN, ARG_NONE, 0, NULL, opt_help, 0, 0, NULL, "show this help"),
@@ -1283,6 +1300,11 @@ static int finish_events(struct pstate *s)
 
 static int finish_switching(struct record_opts *o)
 {
+	if (o->snapshot_whole && !o->overwrite) {
+		fprintf(stderr, "perf-ring record: --snapshot-window=whole needs --overwrite: "
+			"only the flight recorder takes snapshots\n");
+		return -EINVAL;
+	}
 	if (o->switch_max_files && !o->switch_signal && !o->switch_size && !o->switch_time_ms &&
 	    !o->control && !o->switch_ev_nr) {
 		fprintf(stderr, "perf-ring record: --switch-max-files needs --switch-output "

@@ -37,6 +37,7 @@ struct record_opts {
 	u64 snapshot_delay_ms;
 	u64 snapshot_min_interval_ms;
 	bool snapshot_pause;
+	bool snapshot_whole;	/* --snapshot-window=whole */
 	int synth_threads;
 	int realtime;		/* -r: the reader's SCHED_FIFO priority, 0: fair, -1: 1 if permitted */
 	unsigned int reader_slice_us;	/* the reader's EEVDF slice, 0 = default */

@@ -427,7 +427,7 @@ static void account(struct out_file *f, const struct writer_stats *ws)
 	fprintf(stderr, "\n");
 }
 
-int out_close(struct out_file *f, u64 overwritten, bool *ok)
+int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 {
 	struct pf_meta meta = {
 		.argc = f->o.argc, .argv = f->o.argv,
@@ -435,7 +435,9 @@ int out_close(struct out_file *f, u64 overwritten, bool *ok)
 		.tracefs = tracefs_path(),
 		.tracing = f->tracing.len ? &f->tracing : NULL,
 		.flight = f->o.flight,
-		.overwritten = overwritten,
+		.overwritten = snap ? snap->overwritten : 0,
+		.whole = snap && snap->whole,
+		.window_start = snap ? snap->window_start : 0,
 		.snapshot = f->tot.nfiles + 1,
 	};
 	struct pbuf bids = { 0 };

@@ -99,12 +99,19 @@ int out_emit(struct out_file *f, const void *buf, size_t len);
 int out_emit_round(struct out_file *f);
 /* The synthesized records, then FINISHED_INIT. */
 int out_emit_synth(struct out_file *f, const struct pbuf *a, const struct pbuf *b);
+/* A flight-recorder snapshot's own figures, for perf-ring's trailer (perfdata.h). */
+struct out_snap {
+	u64 overwritten;	/* records overwritten since the last snapshot */
+	bool whole;		/* --snapshot-window=whole: every buffer kept whole */
+	u64 window_start;	/* then: where the common window starts (0: none wrapped) */
+};
+
 /*
- * Finish the file: the writer, the features (overwritten: the flight
- * recorder's count for this snapshot), the header.  *ok: all of it is on
+ * Finish the file: the writer, the features (snap: the flight recorder's
+ * figures for this snapshot, or NULL), the header.  *ok: all of it is on
  * file.  Returns the first error.
  */
-int out_close(struct out_file *f, u64 overwritten, bool *ok);
+int out_close(struct out_file *f, const struct out_snap *snap, bool *ok);
 bool out_failed(struct out_file *f);
 /* Bytes of the current file's data so far: compressed as written, else raw. */
 u64 out_bytes(struct out_file *f);

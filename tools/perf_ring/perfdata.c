@@ -296,6 +296,10 @@ int pf_build_features(const struct pf_event *evs, int nr,
 	if (meta->flight) {
 		struct pbuf priv = { 0 };
 
+		if (meta->whole) {
+			pbuf_u64(out, PF_PRIV_WIN_MAGIC);
+			pbuf_u64(out, meta->window_start);
+		}
 		build_feature(PF_FEAT_PERF_RING, evs, nr, meta, &priv);
 		pbuf_put(out, priv.p, priv.len);
 		pbuf_free(&priv);
@@ -615,6 +619,19 @@ static int read_priv(struct pf_file *f, u64 off)
 	f->has_priv = true;
 	f->overwritten = v[1];
 	f->snapshot = v[2];
+	return 0;
+}
+
+/* A snapshot of whole buffers' mark (PF_PRIV_WIN_MAGIC, start) at off, if there. */
+static int read_window(struct pf_file *f, u64 off)
+{
+	u64 v[2];
+	int err = pread_full(f->fd, v, sizeof(v), off);
+
+	if (err || v[0] != PF_PRIV_WIN_MAGIC)
+		return err;
+	f->has_window = true;
+	f->window_start = v[1];
 	return 0;
 }
 
@@ -1090,8 +1107,12 @@ static int read_features(struct pf_file *f)
 	/* perf-ring's counts at the end of the file (pf_build_features()) */
 	if (!f->has_priv && f->file_size >= 24 &&
 	    f->file_size - 24 >= f->h.data.offset + f->h.data.size)
-		return read_priv(f, f->file_size - 24);
-	return 0;
+		err = read_priv(f, f->file_size - 24);
+	/* and before them, a snapshot of whole buffers' mark */
+	if (!err && f->has_priv && f->file_size >= 40 &&
+	    f->file_size - 40 >= f->h.data.offset + f->h.data.size)
+		err = read_window(f, f->file_size - 40);
+	return err;
 }
 
 static int open_file(struct pf_file *f, const char *path, bool salvage, bool owned)

@@ -101,10 +101,19 @@ struct pf_meta {
 	bool flight;			/* write PF_FEAT_PERF_RING */
 	u64 overwritten;		/* records overwritten before this snapshot */
 	u64 snapshot;			/* snapshot sequence number */
+	bool whole;			/* write PF_PRIV_WIN_MAGIC: buffers kept whole */
+	u64 window_start;		/* where the common window starts (0: none wrapped) */
 	const struct pbuf *build_ids;	/* HEADER_BUILD_ID's body (buildid.h), or NULL */
 };
 
 #define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */
+/*
+ * A snapshot of whole buffers (--snapshot-window=whole): 16 bytes just
+ * before the PERRING1 trailer, this magic and the time where the common
+ * window (no gap on any CPU) starts, 0 when no buffer wrapped.  Readers
+ * that know PERRING1 only still find it at the end.
+ */
+#define PF_PRIV_WIN_MAGIC 0x314e495747525250ULL	/* "PRRGWIN1" */
 
 /*
  * -k: the events' clock, for HEADER_CLOCKID (its resolution, when known)
@@ -167,6 +176,8 @@ struct pf_file {
 	bool has_sample_time;
 	bool has_priv;
 	u64 overwritten, snapshot;
+	bool has_window;	/* PF_PRIV_WIN_MAGIC: a snapshot of whole buffers */
+	u64 window_start;	/* where its common window starts (0: none wrapped) */
 	char errmsg[256];
 };
 int pf_open(struct pf_file *f, const char *path);

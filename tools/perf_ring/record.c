@@ -539,6 +539,7 @@ static struct sink_opts sink_options(const struct record_opts *o)
 		.stamped = o->switch_signal || o->switch_size || o->switch_time_ms ||
 			   o->switch_ev_nr || o->timestamp_filename,
 		.control = o->control, .snapshot_pause = o->snapshot_pause,
+		.snapshot_whole = o->snapshot_whole,
 		.switching = record_switching(o),
 		.switch_size = o->switch_size, .quiet = o->quiet, .verbose = o->verbose,
 	};
@@ -773,7 +774,7 @@ static int record_abort(struct record *rec, int err)
 
 	workload_kill(&rec->wl);
 	if (rec->out && out_is_open(rec->out))
-		out_close(rec->out, 0, NULL);
+		out_close(rec->out, NULL, NULL);
 	inject_faults(FAULTS_OFF);
 	fprintf(stderr, "perf-ring record: %s\n", fail_msg()[0] ? fail_msg() : strerror(-err));
 	record_free(rec);

@@ -56,6 +56,16 @@ static void print_summary(const struct reader *r, const char *path)
 	if (r->f.has_priv)
 		printf("  overwritten: %llu records since the previous snapshot (flight recorder snapshot %llu)\n",
 		       (unsigned long long)r->f.overwritten, (unsigned long long)r->f.snapshot);
+	/* --snapshot-window=whole: the time is in perf's --time syntax */
+	if (r->f.has_window && r->f.window_start)
+		printf("  window: whole buffers; the common window (no gap on any CPU) starts at "
+		       "%llu.%09llu (perf report --time %llu.%09llu,)\n",
+		       (unsigned long long)(r->f.window_start / 1000000000ULL),
+		       (unsigned long long)(r->f.window_start % 1000000000ULL),
+		       (unsigned long long)(r->f.window_start / 1000000000ULL),
+		       (unsigned long long)(r->f.window_start % 1000000000ULL));
+	else if (r->f.has_window)
+		printf("  window: whole buffers; none wrapped, all of it has no gap\n");
 	printf("\nAggregated stats:\n");
 	printf("%16s events: %10llu\n", "TOTAL", (unsigned long long)r->all.total);
 	for (int t = 0; t < PF_RECORD_TYPE_MAX; t++) {

@@ -216,28 +216,36 @@ static void report_snapshot(const struct flight *fl, const char *path,
 			    const struct snap_events *ev, const struct snap_result *r,
 			    bool opened)
 {
-	char ow[128], lost[48] = "";
+	char ow[128], lost[48] = "", win[80] = "";
 
 	if (fl->s.o->quiet || !opened)
 		return;
 	if (r->lost)
 		snprintf(lost, sizeof(lost), ", %llu lost", (unsigned long long)r->lost);
+	if (fl->s.o->snapshot_whole && r->t_common)
+		snprintf(win, sizeof(win), "; whole buffers, common window from %llu.%09llu",
+			 (unsigned long long)(r->t_common / 1000000000ULL),
+			 (unsigned long long)(r->t_common % 1000000000ULL));
+	else if (fl->s.o->snapshot_whole)
+		snprintf(win, sizeof(win), "; whole buffers, none wrapped");
 	overwritten_text(ow, sizeof(ow), ev, r);
 	fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
-		"%s%s since the last snapshot ]\n",
+		"%s%s since the last snapshot%s ]\n",
 		path, (unsigned long long)out_counts(fl->s.out)->total,
-		(unsigned long long)r->new_all, ow, lost);
+		(unsigned long long)r->new_all, ow, lost, win);
 }
 
 /*
  * A snapshot: copy every CPU buffer (ring_bwd_snapshot()), keep one
- * complete window of time (snapshot_cut()), write it, and say what was
- * overwritten since the last one (snapshot_overwritten()).
+ * complete window of time, or every buffer whole with the window's start
+ * in the file (snapshot_window()), write it, and say what was overwritten
+ * since the last one (snapshot_overwritten()).
  */
 static int take_snapshot(struct flight *fl, const char *path)
 {
 	struct snap_events ev = flight_events(fl->s.el);
 	struct snap_result r = { 0 };
+	struct out_snap snap;
 	bool opened = false;
 	u64 copy_ns;
 	int err = 0;
@@ -253,7 +261,9 @@ static int take_snapshot(struct flight *fl, const char *path)
 		err = read_counters(fl, &r);
 	fl->s.lost += r.lost;
 	if (!err) {
-		r.t_cut = snapshot_cut(fl->copy, fl->s.el->nrings, ev.sample_type);
+		snapshot_window(fl->copy, fl->s.el->nrings, ev.sample_type,
+				fl->s.o->snapshot_whole ? SNAP_WINDOW_WHOLE : SNAP_WINDOW_COMMON,
+				&r);
 		err = write_snapshot(fl, path, &ev, &r, &opened);
 	}
 	snapshot_overwritten(&fl->st, &ev, fl->copy, fl->s.el->nrings, &r);
@@ -265,7 +275,11 @@ static int take_snapshot(struct flight *fl, const char *path)
 		report_verbose(fl, &ev, &r, copy_ns);
 	if (err)
 		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
-	err = out_close(fl->s.out, r.overwritten, NULL) ?: err;
+	snap = (struct out_snap){
+		.overwritten = r.overwritten, .whole = fl->s.o->snapshot_whole,
+		.window_start = r.t_common,
+	};
+	err = out_close(fl->s.out, &snap, NULL) ?: err;
 	/*
 	 * Each file's writer takes megabytes (its chunks, zstd's state, the
 	 * compressed copies) and frees them at the close.  Once one of them

@@ -368,7 +368,7 @@ static int stream_serve(struct sink *s, const struct req *r)
 		st->plain = false;
 	}
 	snprintf(s->done_path, sizeof(s->done_path), "%s", out_path(s->out));
-	err = out_close(s->out, 0, NULL);
+	err = out_close(s->out, NULL, NULL);
 	if (err)
 		return err;
 	out_name_stamped(s->o->output, path, sizeof(path));
@@ -395,7 +395,7 @@ static void stream_finish(struct sink *s, bool keep)
 		err = emit_lost_samples((struct stream *)s);
 	if (err)
 		read_err(s, err);
-	out_close(s->out, 0, NULL);
+	out_close(s->out, NULL, NULL);
 	s->lost = out_totals(s->out)->lost;
 }
 

@@ -35,6 +35,7 @@ struct sink_opts {
 	bool control;		/* --control */
 	bool switching;		/* files switch, or snapshots are asked for */
 	bool snapshot_pause;	/* --snapshot-pause */
+	bool snapshot_whole;	/* --snapshot-window=whole */
 	u64 switch_size;	/* --switch-output=SIZE, bytes; 0: off */
 	bool quiet, verbose;
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The snapshot stage (snapshot.h): one complete time window out of the
- * copied backward buffers, and the count of what was overwritten between
- * two snapshots.
+ * copied backward buffers (or every buffer whole, the window's start
+ * marked), and the count of what was overwritten between two snapshots.
  *
  * For events with a fixed period, the counters say how many samples were
  * written, exactly (see Documentation/admin-guide/perf-ring.rst).  For
@@ -90,6 +90,13 @@ u64 snapshot_cut(const struct snap_copy *c, int n, u64 sample_type)
 			cut = t;
 	}
 	return cut;
+}
+
+void snapshot_window(const struct snap_copy *c, int n, u64 sample_type, enum snap_window w,
+		     struct snap_result *r)
+{
+	r->t_common = snapshot_cut(c, n, sample_type);
+	r->t_cut = w == SNAP_WINDOW_WHOLE ? 0 : r->t_common;
 }
 
 void snapshot_counter(struct snap *st, int i, const struct pf_event *ev, const u64 v[2],

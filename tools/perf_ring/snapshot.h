@@ -7,7 +7,9 @@
  * one snapshot to the next; the sink (sink-flight.c) reads the heads,
  * copies, calls these in order and writes the file:
  *
- *   snapshot_cut()          the time window: where it starts
+ *   snapshot_window()       what it keeps: the common time window
+ *                           (snapshot_cut()), or every buffer whole with
+ *                           the window's start as a mark
  *   snapshot_counter()      each recorded fd's counter, read after the copy
  *   snapshot_account()      per buffer: where its part of the window
  *                           starts, its new records and bytes, and the
@@ -81,9 +83,16 @@ struct snap_events {
 	bool have_exact, have_freq;
 };
 
+/* --snapshot-window: what a snapshot keeps of the copies. */
+enum snap_window {
+	SNAP_WINDOW_COMMON,	/* one window with no gap on any CPU */
+	SNAP_WINDOW_WHOLE,	/* every record of every copy */
+};
+
 /* One snapshot, all buffers: what the sink prints and saves. */
 struct snap_result {
 	u64 t_cut;		/* records older than this are dropped */
+	u64 t_common;		/* where the common window starts (snapshot_cut()) */
 	u64 lost;		/* records the kernel dropped (--snapshot-pause) */
 	u64 expected;		/* fixed-period samples made, as the counters say */
 	u64 new_exact;		/* new fixed-period samples kept */
@@ -121,6 +130,16 @@ void snapshot_free(struct snap *st);
  * copy lost anything, everything is kept.
  */
 u64 snapshot_cut(const struct snap_copy *c, int n, u64 sample_type);
+
+/*
+ * What this snapshot keeps: r->t_common is snapshot_cut(), and r->t_cut
+ * the time before which records are dropped: t_common for the common
+ * window, 0 for whole buffers (everything copied is kept, and t_common
+ * marks where the window with no gap starts).  Before snapshot_account(),
+ * which counts what is kept from r->t_cut.
+ */
+void snapshot_window(const struct snap_copy *c, int n, u64 sample_type, enum snap_window w,
+		     struct snap_result *r);
 
 /*
  * Counter i (an fd writing into the buffers) read after the copy: v[0] the

@@ -3,7 +3,8 @@
 #
 # perf-ring record as a drop-in for perf record: lifetimes, exit statuses,
 # side-band while the events are off, pipe output, lost-sample accounting,
-# and being a good neighbour on the host.  Each case runs perf record and
+# being a good neighbour on the host, and snapshots of whole buffers
+# (--snapshot-window=whole, as perf's --overwrite dump).  Each case runs perf record and
 # perf-ring record on the same work, one after the other, and applies the
 # same verdict to both: perf's result is what perf-ring must match (where
 # perf itself fails the verdict, the case says so and is skipped).
@@ -464,6 +465,56 @@ if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
 else
 	skip "-C 0 -- taskset -c 0 CMD stress" "no taskset, or CPU 0 not usable"
 fi
+
+# ---- 11. --snapshot-window=whole: each buffer whole, as perf's --overwrite
+# dump, with the common window's start marked.  CPU 0 is busy with
+# syscalls and its buffer wraps first: the other CPUs' older records are
+# kept here, and cut from the default (common) snapshot of the same work.
+sw_ev="-e raw_syscalls:sys_enter -e cpu-clock/period=100000/"
+if [ "$(nproc)" -lt 2 ] || ! taskset -c 0 true 2>/dev/null; then
+	skip "--snapshot-window=whole" "one CPU (or no taskset): whole buffers are the common window"
+else
+	for w in common whole; do
+		# shellcheck disable=SC2086
+		"$PR" record -q -B -a --overwrite --snapshot-window=$w -m 16 $sw_ev -o sw-$w.data \
+			-- taskset -c 0 "$CL" 300000 2>sw-$w.err
+		echo $? >sw-$w.rc
+	done
+	nc=$(perf script -i sw-common.data -F cpu,time,event 2>/dev/null | grep -c .)
+	nw=$(perf script -i sw-whole.data -F cpu,time,event 2>sw-ps.err | grep -c .)
+	perf report -i sw-whole.data --stdio >sw-pr.out 2>&1
+	prc=$?
+	mark=$("$PR" report -i sw-whole.data 2>&1 |
+		sed -n 's/.*common window (no gap on any CPU) starts at \([0-9]*\.[0-9]*\) (perf report --time .*/\1/p')
+	if [ "$(cat sw-common.rc sw-whole.rc)" != "$(printf '0\n0')" ]; then
+		nok "--snapshot-window=whole: the recordings end well" \
+			"exit $(cat sw-common.rc) common, $(cat sw-whole.rc) whole: $(tail -2 sw-whole.err)"
+	elif [ $prc != 0 ] || [ "$nw" = 0 ] || ! grep -q '^# Samples: ' sw-pr.out; then
+		nok "--snapshot-window=whole: perf report and perf script read the file" \
+			"perf report exit $prc, $nw samples: $(head -2 sw-ps.err) $(grep -m2 -i error sw-pr.out)"
+	elif [ -z "$mark" ]; then
+		nok "--snapshot-window=whole: perf-ring report gives the common window's start" \
+			"$("$PR" report -i sw-whole.data 2>&1 | head -8 | tr '\n' ' ')"
+	else
+		# perf script prints microseconds: before = older than the mark's microsecond
+		m_us=${mark%???}
+		nb=$(perf script -i sw-whole.data -F time 2>/dev/null | tr -d ' :' |
+			awk -v m="$m_us" '$1 + 0 < m + 0' | grep -c .)
+		na=$(perf script -i sw-whole.data -F time --time "$mark," 2>/dev/null | grep -c .)
+		if [ "$nw" -gt "$nc" ] && [ "$nb" -gt 0 ] && [ "$na" -gt 0 ] &&
+		   [ $((nb + na)) -le "$nw" ]; then
+			ok "--snapshot-window=whole: perf reads it; $nw samples against $nc in the common window's snapshot, $nb of them before the mark ($mark), $na from it (perf script --time $mark,)"
+		else
+			nok "--snapshot-window=whole: more samples than the common window, the mark inside" \
+				"whole $nw, common $nc, before the mark $nb, from it $na (mark $mark)"
+		fi
+	fi
+fi
+"$PR" record -q --snapshot-window=whole -e cpu-clock -o sw-x.data -- true 2>/dev/null
+rc=$?
+[ $rc = 129 ] && ok "--snapshot-window=whole without --overwrite: a usage error (129)" ||
+	nok "--snapshot-window=whole without --overwrite: a usage error (129)" "exit $rc"
+rm -f sw-*.data* sw-*.err sw-*.rc sw-*.out
 
 echo "1..$N"
 if [ "$FAIL" = 0 ]; then cd / && rm -rf "$W"; else echo "# $FAIL of $N failed; files in $W"; fi

@@ -189,6 +189,16 @@ static int test_usage_errors(void)
 	CHECK(parse("--user-regs=NOPE", "-a", NULL) == -EINVAL, "--user-regs=NOPE");
 	CHECK(parse("-a", "-p", "1", NULL) == -EINVAL, "-a with -p");
 	CHECK(parse("--exclude-perf", "-a", NULL) == -EINVAL, "--exclude-perf before any -e");
+	/* --snapshot-window: common or whole, whole only for the flight recorder */
+	CHECK(!parse("--overwrite", "--snapshot-window=whole", "-a", "-o", "x.data", NULL) && o.snapshot_whole,
+	      "--snapshot-window=whole");
+	CHECK(!parse("--overwrite", "--snapshot-window", "common", "-a", "-o", "x.data",
+		     NULL) &&
+	      !o.snapshot_whole, "--snapshot-window common");
+	CHECK(parse("--snapshot-window=whole", "-a", "-o", "x.data", NULL) == -EINVAL,
+	      "--snapshot-window=whole without --overwrite");
+	CHECK(parse("--overwrite", "--snapshot-window=all", "-a", "-o", "x.data", NULL) == -EINVAL,
+	      "--snapshot-window=all");
 	/* a perf option perf-ring cannot do: refused, not unknown */
 	CHECK(parse("-b", "-a", NULL) == -EOPNOTSUPP, "-b");
 	CHECK(parse("--aux-sample", "-a", NULL) == -EOPNOTSUPP, "--aux-sample");

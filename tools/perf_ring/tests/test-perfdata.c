@@ -12,6 +12,9 @@
 #include "tap.h"
 
 static char path[4096];
+/* --snapshot-window=whole: the mark written after the features */
+static bool whole;
+static u64 window_start;
 
 static int write_file(u64 data_size, bool features)
 {
@@ -20,7 +23,8 @@ static int write_file(u64 data_size, bool features)
 	char *argv[] = { "perf-ring", "record", "x" };
 	struct pf_meta meta = { .argc = 3, .argv = argv, .first_time = 5, .last_time = 9,
 				.comp = { .on = true, .level = 1, .ratio = 30, .mmap_len = 4096 },
-				.flight = true, .overwritten = 77, .snapshot = 2 };
+				.flight = true, .overwritten = 77, .snapshot = 2,
+				.whole = whole, .window_start = window_start };
 	u64 feats[PF_FEAT_BITS / 64];
 	struct pbuf fb = { 0 };
 	char *data;
@@ -84,6 +88,7 @@ static int test_round_trip(void)
 	CHECK(f.comp.on && f.comp.level == 1 && f.comp.mmap_len == 4096, "HEADER_COMPRESSED");
 	CHECK(f.has_sample_time && f.first_time == 5 && f.last_time == 9, "SAMPLE_TIME");
 	CHECK(f.has_priv && f.overwritten == 77 && f.snapshot == 2, "perf-ring section");
+	CHECK(!f.has_window, "no window mark without --snapshot-window=whole");
 	CHECK(pf_has_feat(&f.h, PF_FEAT_HOSTNAME) && pf_has_feat(&f.h, PF_FEAT_CMDLINE),
 	      "features set");
 	for (int e = 0; e < 2; e++) {
@@ -101,6 +106,31 @@ static int test_round_trip(void)
 	CHECK(c.first_time == 100 && c.last_time == 100 + 99 * 24, "time span");
 	free(buf);
 	idmap_free(&m);
+	pf_close(&f);
+	unlink(path);
+	return 0;
+}
+
+/*
+ * A snapshot of whole buffers: the common window's start, read back
+ * along with PERRING1, which stays the last 24 bytes (older readers).
+ */
+static int test_window_mark(void)
+{
+	struct pf_file f;
+	u64 tail[3];
+
+	whole = true;
+	window_start = 123456789012345ULL;
+	if (write_file(24 * 10, true))
+		return -1;
+	whole = false;
+	CHECK(pf_open(&f, path) == 0, "open: %s", f.errmsg);
+	CHECK(f.has_priv && f.overwritten == 77 && f.snapshot == 2, "perf-ring section");
+	CHECK(f.has_window && f.window_start == 123456789012345ULL, "window mark %d %llu",
+	      f.has_window, (unsigned long long)f.window_start);
+	CHECK(pread(f.fd, tail, sizeof(tail), f.file_size - 24) == sizeof(tail) &&
+	      tail[0] == PF_PRIV_MAGIC, "PERRING1 last");
 	pf_close(&f);
 	unlink(path);
 	return 0;
@@ -284,6 +314,7 @@ static int test_clock(void)
 int main(void)
 {
 	tap_run("header, attributes and features round trip", test_round_trip);
+	tap_run("--snapshot-window=whole: the mark before PERRING1", test_window_mark);
 	tap_run("a truncated file is refused with a message", test_truncated);
 	tap_run("an unfinalized file is refused with a message", test_unfinalized);
 	tap_run("perf strings are padded to 64 bytes", test_perf_string);

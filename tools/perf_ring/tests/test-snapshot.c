@@ -53,6 +53,7 @@ struct rig {
 	struct snap_copy c[NRING];
 	struct tfd fd[NFD];
 	int nfds;
+	enum snap_window window;	/* --snapshot-window */
 	struct snap_result res;
 };
 
@@ -185,7 +186,7 @@ static void take(struct rig *g, int torn_ring, int torn, int torn_fd)
 		if (!g->fd[f].unreadable)
 			snapshot_counter(&g->st, f, &g->evs[g->fd[f].ev], v, &g->res);
 	}
-	g->res.t_cut = snapshot_cut(g->c, NRING, ST);
+	snapshot_window(g->c, NRING, ST, g->window, &g->res);
 	snapshot_account(&g->st, &g->ev, g->c, NRING, &g->res);
 	snapshot_overwritten(&g->st, &g->ev, g->c, NRING, &g->res);
 }
@@ -235,10 +236,15 @@ static int check_window(const struct rig *g, int i, u64 lo, u64 hi)
 			      (unsigned long long)g->res.field, (unsigned long long)(want))
 #define NONE (~0ULL)		/* an empty window: lo NONE, hi 0 */
 
-/* The window starts at record cut; buffer 0 keeps lo0..hi0, buffer 1 lo1..hi1. */
+/*
+ * The window starts at record cut (0: whole buffers, nothing cut); buffer
+ * 0 keeps lo0..hi0, buffer 1 lo1..hi1.
+ */
 static int check_cut(const struct rig *g, u64 cut, u64 lo0, u64 hi0, u64 lo1, u64 hi1)
 {
-	EQ(t_cut, seq_time(cut));
+	EQ(t_cut, cut ? seq_time(cut) : 0);
+	if (cut)
+		EQ(t_common, seq_time(cut));
 	return check_window(g, 0, lo0, hi0) || check_window(g, 1, lo1, hi1) ? -1 : 0;
 }
 
@@ -284,6 +290,49 @@ static int test_wrapped(void)
 	EQ(lost, 2);
 	EQ(interval, 0);
 	EQ(overwritten, 0);
+	rig_free(g);
+	return 0;
+}
+
+/*
+ * test_wrapped's buffers, kept whole (--snapshot-window=whole): buffer 0's
+ * 21 newest and all 10 of buffer 1's, where the common window keeps 3 of
+ * them; the mark is where the common window starts, seq 76.  Everything
+ * kept counts as new, and the counters' interval is what buffer 0 lost to
+ * the wrap alone.  The next snapshot goes on from there.
+ */
+static int test_whole(void)
+{
+	struct rig *g = rig_new(true, false, 2);
+
+	CHECK(g, "rig");
+	g->fd[1].ev = 0;
+	g->window = SNAP_WINDOW_WHOLE;
+	for (int s = 0; s < 100; s++)
+		sample(g, s % 10 == 9, s % 10 == 9);
+	take(g, -1, 0, 0);
+	EQ(t_common, seq_time(76));
+	if (check_cut(g, 0, 76, 98, 9, 99))
+		return -1;
+	CHECK(g->c[0].start == 0 && g->c[1].start == 0, "whole copies kept");
+	EQ(new_exact, 21 + 10);
+	EQ(new_all, 21 + 10);
+	EQ(written, 100 * S_SIZE);
+	EQ(kept, 31 * S_SIZE);
+	EQ(expected, 100);
+	EQ(interval, 69);	/* overwritten in buffer 0, none cut from buffer 1 */
+	EQ(est_exact, 69);
+	EQ(overwritten, 69);
+
+	for (int s = 0; s < 5; s++)
+		sample(g, 0, 0);
+	take(g, -1, 0, 0);
+	EQ(t_common, seq_time(82));
+	if (check_cut(g, 0, 82, 104, 9, 99))
+		return -1;
+	EQ(new_exact, 5);
+	EQ(kept, 5 * S_SIZE);
+	EQ(interval, 0);	/* what the wrap took now was kept before */
 	rig_free(g);
 	return 0;
 }
@@ -491,6 +540,8 @@ static int test_idle(void)
 int main(void)
 {
 	tap_run("wrapped buffer: the window starts at its oldest record", test_wrapped);
+	tap_run("whole buffers: more kept than the common window, its start marked",
+		test_whole);
 	tap_run("a copy torn by a concurrent writer: the trusted part, the deficit carried",
 		test_torn);
 	tap_run("fixed-period and frequency samples: counters and bytes", test_mixed);
