@@ -29,6 +29,11 @@
 # on a compiler warning the baseline did not have. Each architecture builds
 # in its own git worktree of the series tree, under .series-check/.
 #
+# CROSS_ONLY=1 (with ARCHES) gives only the git am, checkpatch and "build
+# ARCH" rows: no x86 build, sparse or selftests. The PRE tree need not be
+# built then, and WORKDIR (default build/series-check-cross) is a shared
+# clone of it rather than a copy: the cross builds use only tracked files.
+#
 # It prints a line per check and a summary, and exits non-zero if any check
 # failed. Booting POST with the selftests is the QEMU pipeline's job.
 # JOBS sets make's -j (default 2).
@@ -41,7 +46,10 @@ die() { printf '[perf_ring] series-check: error: %s\n' "$*" >&2; exit 2; }
 elapsed() { local d=$(( $(date +%s) - $1 )); printf '%dm%02ds' $((d / 60)) $((d % 60)); }
 
 pre=${1:?usage: series-check.sh PRE_TREE [WORKDIR]}
-work=${2:-$root/build/series-check}
+cross_only=${CROSS_ONLY:-}
+case "$cross_only" in ""|0) cross_only= ;; 1) ;; *) die "CROSS_ONLY=$cross_only: use 1 or leave it unset" ;; esac
+[ -z "$cross_only" ] || [ -n "${ARCHES:-}" ] || die "CROSS_ONLY=1 needs ARCHES"
+work=${2:-$root/build/series-check${cross_only:+-cross}}
 jobs=${JOBS:-2}
 series=$root/kernel/series
 frag=$root/kernel/configs/perf_ring.config
@@ -61,16 +69,24 @@ maint_patch=$(cd "$root/kernel" && grep -l '^diff --git a/MAINTAINERS ' "${patch
 
 case "$work" in /*) ;; *) work=$PWD/$work ;; esac
 t0=$(date +%s)
-log "copying ${pre} to ${work#"$root"/} (cp -a)"
 rm -rf "$work"
 mkdir -p "$(dirname "$work")"
-cp -a "$pre" "$work" || die "copy failed"
-cd "$work" || die "$work"
-# cp -a gave every file a new inode and ctime: refresh the index's stat
-# data without touching the files ("git reset --hard" would rewrite them
-# all, with new mtimes, and make the build start over).
-git update-index -q --refresh >/dev/null
-git diff-index --quiet HEAD -- || die "$pre has uncommitted changes"
+if [ -n "$cross_only" ]; then
+	log "cloning ${pre} to ${work#"$root"/} (git clone --shared)"
+	git -C "$pre" update-index -q --refresh >/dev/null
+	git -C "$pre" diff-index --quiet HEAD -- || die "$pre has uncommitted changes"
+	git -c advice.detachedHead=false clone -q --shared "$pre" "$work" || die "clone failed"
+	cd "$work" || die "$work"
+else
+	log "copying ${pre} to ${work#"$root"/} (cp -a)"
+	cp -a "$pre" "$work" || die "copy failed"
+	cd "$work" || die "$work"
+	# cp -a gave every file a new inode and ctime: refresh the index's
+	# stat data without touching the files ("git reset --hard" would
+	# rewrite them all, with new mtimes, and make the build start over).
+	git update-index -q --refresh >/dev/null
+	git diff-index --quiet HEAD -- || die "$pre has uncommitted changes"
+fi
 logs=$work/.series-check
 mkdir -p "$logs"
 echo '/.series-check/' >> "$(git rev-parse --git-dir)/info/exclude"
@@ -233,7 +249,9 @@ selftests() {
 }
 
 # The baseline: configure if the copy was never built, then build it.
-if [ ! -f .config ]; then
+if [ -n "$cross_only" ]; then
+	log "baseline: CROSS_ONLY=1, the cross builds only"
+elif [ ! -f .config ]; then
 	log "baseline: configuring (tinyconfig + perf_ring.config)"
 	cp "$frag" kernel/configs/perf_ring.config
 	{ make -s tinyconfig && make -s perf_ring.config; } >"$logs/config.log" 2>&1 ||
@@ -241,9 +259,11 @@ if [ ! -f .config ]; then
 	rm kernel/configs/perf_ring.config
 	log "baseline: not built yet, a full build takes several minutes"
 fi
-log "baseline: building"
-build baseline baseline || die "the PRE tree does not build"
-sparse baseline baseline
+if [ -z "$cross_only" ]; then
+	log "baseline: building"
+	build baseline baseline || die "the PRE tree does not build"
+	sparse baseline baseline
+fi
 cross baseline baseline
 
 i=0
@@ -293,11 +313,13 @@ for p in "${patches[@]}"; do
 	# of make bzImage and sparse.
 	if ! grep '^diff --git a/' "$root/kernel/$p" |
 		grep -qvE '^diff --git a/(tools/testing/selftests/|MAINTAINERS )'; then
-		selftests "$i" "$step"
+		[ -n "$cross_only" ] || selftests "$i" "$step"
 		continue
 	fi
-	build "$i" "$step" || break
-	sparse "$i" "$step"
+	if [ -z "$cross_only" ]; then
+		build "$i" "$step" || break
+		sparse "$i" "$step"
+	fi
 	cross "$i" "$step"
 done
 
@@ -307,4 +329,8 @@ if [ "$failed" -ne 0 ]; then
 	log "FAILED after $(elapsed "$t0"); logs in ${logs#"$root"/}"
 	exit 1
 fi
-log "all ${#patches[@]} patches apply, build, pass checkpatch --strict and sparse ($(elapsed "$t0"))"
+if [ -n "$cross_only" ]; then
+	log "all ${#patches[@]} patches apply and pass checkpatch --strict; the baseline and each kernel step build for $ARCHES ($(elapsed "$t0"))"
+else
+	log "all ${#patches[@]} patches apply, build, pass checkpatch --strict and sparse${ARCHES:+, and build for $ARCHES} ($(elapsed "$t0"))"
+fi
