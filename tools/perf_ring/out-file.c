@@ -15,6 +15,7 @@
 
 #include "fail.h"
 #include "out-format.h"
+#include "output.h"
 #include "safefile.h"
 
 /*

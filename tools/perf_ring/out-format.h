@@ -8,7 +8,9 @@
  * counts, the build-ids, the memory checks, the files kept) and calls a
  * format only to create its output, to write what goes after the data,
  * and to rename it.  A format sees the file through struct out_target
- * and nothing else of output.c's.
+ * and nothing else of output.c's.  It does not include output.h (the
+ * two would import each other): a format reads struct out_opts through
+ * output.h, included beside this header.
  *
  * A new format is one more file defining a struct out_format, and its
  * name in out_format_for().
@@ -16,7 +18,15 @@
 #ifndef PERF_RING_OUT_FORMAT_H
 #define PERF_RING_OUT_FORMAT_H
 
-#include "output.h"
+#include <stdbool.h>
+
+#include "util.h"
+
+struct evlist;
+struct out_opts;
+struct pbuf;
+struct pf_meta;
+struct writer;
 
 /* The open output, as its format sees it. */
 struct out_target {

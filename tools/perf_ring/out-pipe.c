@@ -14,6 +14,7 @@
 #include "compress.h"
 #include "fail.h"
 #include "out-format.h"
+#include "output.h"
 #include "tracing.h"
 
 static int pipe_open(struct out_target *t, const char *path)

@@ -16,6 +16,7 @@
 #include "fail.h"
 #include "memlimit.h"
 #include "out-format.h"
+#include "output.h"
 #include "tracing.h"
 
 struct out_file {
