@@ -38,42 +38,42 @@ done
 
 echo "PERF_RING_BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
 
+# ok, notok (the TAP lines, numbered in n) and the other scripts' helpers
+. /lib/perf-ring-guest-lib.sh
+
 run_check() {
 	tests=$(cat /selftests/perf_ring/list 2>/dev/null)
-	n=1
-	for t in $tests; do n=$((n + 1)); done
-	[ -x /usr/bin/perf-ring-guest-test ] && n=$((n + 1))
-	[ -x /kselftest/run_kselftest.sh ] && n=$((n + 1))
-	[ -x /usr/bin/pause_stress ] && n=$((n + 1))
-	[ -f /lib/modules/perf_ring_kasan_control.ko ] && n=$((n + 1))
+	plan=1
+	for t in $tests; do plan=$((plan + 1)); done
+	[ -x /usr/bin/perf-ring-guest-test ] && plan=$((plan + 1))
+	[ -x /kselftest/run_kselftest.sh ] && plan=$((plan + 1))
+	[ -x /usr/bin/pause_stress ] && plan=$((plan + 1))
+	[ -f /lib/modules/perf_ring_kasan_control.ko ] && plan=$((plan + 1))
 
 	echo "TAP version 13"
-	echo "1..$n"
+	echo "1..$plan"
 	echo "# uname -r: $(uname -r)"
-	i=1
 	if insmod /lib/modules/perf_ring_abi.ko; then
-		echo "ok $i perf_ring_abi: struct perf_event_attr layout"
+		ok "perf_ring_abi: struct perf_event_attr layout"
 		rmmod perf_ring_abi
 	else
-		echo "not ok $i perf_ring_abi: struct perf_event_attr layout"
+		notok "perf_ring_abi: struct perf_event_attr layout"
 	fi
 	for t in $tests; do
-		i=$((i + 1))
 		echo "# selftests: perf_ring: $t"
 		rm -f "$scratch/rc"
 		( cd /selftests/perf_ring && { timeout -s KILL 600 "./$t" 2>&1; echo $? > "$scratch/rc"; } ) |
 			sed 's/^/# /'
 		rc=$(cat "$scratch/rc" 2>/dev/null || echo 255)
 		case "$rc" in
-		0) echo "ok $i selftests: perf_ring: $t" ;;
-		4) echo "ok $i selftests: perf_ring: $t # SKIP" ;;
-		*) echo "not ok $i selftests: perf_ring: $t # exit=$rc" ;;
+		0) ok "selftests: perf_ring: $t" ;;
+		4) ok "selftests: perf_ring: $t # SKIP" ;;
+		*) notok "selftests: perf_ring: $t # exit=$rc" ;;
 		esac
 	done
 	# The same tests from the kernel tree's perf_events directory (the
 	# series' last patch), run by the kselftest runner.
 	if [ -x /kselftest/run_kselftest.sh ]; then
-		i=$((i + 1))
 		# Upstream's remove_on_exec opens PERF_COUNT_HW_INSTRUCTIONS and
 		# fails (it does not skip) without a hardware PMU, which QEMU's
 		# TCG does not emulate: leave it out there, and say so.
@@ -110,13 +110,12 @@ run_check() {
 		sed 's/^/# /' "$scratch/kselftest.log"
 		if grep -q '^ok ' "$scratch/kselftest.log" &&
 		   ! grep -q 'not ok' "$scratch/kselftest.log"; then
-			echo "ok $i kselftest: perf_events (run_kselftest.sh)"
+			ok "kselftest: perf_events (run_kselftest.sh)"
 		else
-			echo "not ok $i kselftest: perf_events (run_kselftest.sh)"
+			notok "kselftest: perf_events (run_kselftest.sh)"
 		fi
 	fi
 	if [ -x /usr/bin/pause_stress ]; then
-		i=$((i + 1))
 		rm -f "$scratch/rc"
 		# On a KCSAN kernel, watch 1 access in 500 instead of 4000
 		# while it runs: the race it offers must not go unseen.
@@ -126,27 +125,25 @@ run_check() {
 		{ /usr/bin/pause_stress "${pause_stress:-2}" 2>&1; echo $? > "$scratch/rc"; } | sed 's/^/# /'
 		[ -z "$skip" ] || echo "$skip" > $kp
 		case "$(cat "$scratch/rc" 2>/dev/null)" in
-		0) echo "ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
-		4) echo "ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes # SKIP" ;;
-		*) echo "not ok $i pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
+		0) ok "pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
+		4) ok "pause_stress: PAUSE_OUTPUT toggled while another CPU writes # SKIP" ;;
+		*) notok "pause_stress: PAUSE_OUTPUT toggled while another CPU writes" ;;
 		esac
 	fi
 	# The KASAN negative control: loading it must produce a KASAN report,
 	# which the host's tap-check.sh turns into a failure.
 	if [ -f /lib/modules/perf_ring_kasan_control.ko ]; then
-		i=$((i + 1))
 		insmod /lib/modules/perf_ring_kasan_control.ko && rmmod perf_ring_kasan_control
-		echo "ok $i perf_ring_kasan_control loaded (KASAN must have reported its write)"
+		ok "perf_ring_kasan_control loaded (KASAN must have reported its write)"
 	fi
 	if [ -x /usr/bin/perf-ring-guest-test ]; then
-		i=$((i + 1))
 		rm -f "$scratch/rc"
 		# The test's status, not sed's: a pipeline's is its last command's.
 		{ /usr/bin/perf-ring-guest-test 2>&1; echo $? > "$scratch/rc"; } | sed 's/^/# /'
 		if [ "$(cat "$scratch/rc" 2>/dev/null)" = 0 ]; then
-			echo "ok $i perf-ring: record and report in the guest"
+			ok "perf-ring: record and report in the guest"
 		else
-			echo "not ok $i perf-ring: record and report in the guest"
+			notok "perf-ring: record and report in the guest"
 		fi
 	fi
 }
@@ -175,12 +172,12 @@ soak)
 			bash /soak/scripts/perf_ring/soak.sh "${soak:-600}" 2>&1
 		  echo $? > "$scratch/rc"; } | sed 's/^/# /'
 		if [ "$(cat "$scratch/rc" 2>/dev/null)" = 0 ]; then
-			echo "ok 1 soak with cpu hotplug, ${soak:-600} s"
+			ok "soak with cpu hotplug, ${soak:-600} s"
 		else
-			echo "not ok 1 soak with cpu hotplug, ${soak:-600} s"
+			notok "soak with cpu hotplug, ${soak:-600} s"
 		fi
 	else
-		echo "not ok 1 soak with cpu hotplug # no /soak in the initrd (scripts/perf_ring/soak-guest.sh adds it)"
+		notok "soak with cpu hotplug # no /soak in the initrd (scripts/perf_ring/soak-guest.sh adds it)"
 	fi
 	;;
 *) echo "perf_ring: unknown perf_ring.mode=$mode" ;;

@@ -2,7 +2,7 @@
 #
 # Sourced in the guest, as /lib/perf-ring-guest-lib.sh, by the scripts
 # that judge perf-ring there (guest-faults.sh, guest-nolost.sh,
-# guest-recorder-test.sh).
+# guest-recorder-test.sh) and by /init (guest-init.sh) for its TAP lines.
 
 # TAP lines, numbered in n: ok DESCRIPTION, notok DESCRIPTION, skip
 # DESCRIPTION REASON, and check DESCRIPTION COMMAND..., ok when COMMAND

@@ -8,7 +8,9 @@
  * counts, the build-ids, the memory checks, the files kept) and calls a
  * format only to create its output, to write what goes after the data,
  * and to rename it.  A format sees the file through struct out_target
- * and nothing else of output.c's.
+ * and nothing else of output.c's.  It does not include output.h (the
+ * two would import each other): a format reads struct out_opts through
+ * output.h, included beside this header.
  *
  * A new format is one more file defining a struct out_format, and its
  * name in out_format_for().

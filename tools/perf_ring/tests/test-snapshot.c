@@ -496,6 +496,46 @@ static int test_side_band(void)
 }
 
 /*
+ * Both buffers wrapped: the window starts at the newer of their oldest
+ * records, so that it is complete on every CPU.  Buffer 1 takes every 4th
+ * sample, buffer 0 the rest: buffer 0's 21 newest go back to seq 172,
+ * buffer 1's to 119, and the cut is buffer 0's.  Then 60 more into buffer
+ * 1 alone: its oldest is 239, later than anything of buffer 0, whose
+ * window is empty.
+ */
+static int test_both_wrapped(void)
+{
+	struct rig *g = rig_new(true, false, 2);
+
+	CHECK(g, "rig");
+	for (int s = 0; s < 200; s++)
+		sample(g, s % 4 == 3, s % 4 == 3);
+	take(g, -1, 0, 0);
+	if (check_cut(g, 172, 172, 198, 175, 199))
+		return -1;
+	EQ(new_exact, 21 + 7);
+	EQ(written, 200 * S_SIZE);
+	EQ(kept, 28 * S_SIZE);
+	EQ(expected, 200);
+	EQ(interval, 172);	/* 129 overwritten in buffer 0, 43 cut from buffer 1 */
+	EQ(overwritten, 172);
+
+	for (int s = 0; s < 60; s++)
+		sample(g, 1, 1);
+	take(g, -1, 0, 0);
+	if (check_cut(g, 239, NONE, 0, 239, 259))
+		return -1;
+	EQ(new_exact, 21);
+	EQ(written, 60 * S_SIZE);
+	EQ(kept, 21 * S_SIZE);
+	EQ(expected, 60);
+	EQ(interval, 39);
+	EQ(overwritten, 39);
+	rig_free(g);
+	return 0;
+}
+
+/*
  * A buffer whose CPU started writing late holds everything it got: its
  * oldest record is no hole, and does not move the cut.
  */
@@ -546,6 +586,8 @@ int main(void)
 		test_torn);
 	tap_run("fixed-period and frequency samples: counters and bytes", test_mixed);
 	tap_run("a CPU that went offline and came back", test_cpu_offline);
+	tap_run("both buffers wrapped: the cut is the newer of their oldest records",
+		test_both_wrapped);
 	tap_run("a buffer that starts late does not move the cut", test_late_start);
 	tap_run("side-band and untimed records interleaved", test_side_band);
 	tap_run("a snapshot with nothing new", test_idle);
