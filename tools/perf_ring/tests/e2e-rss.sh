@@ -13,16 +13,19 @@
 # last one's, buffers and all: freed and taken anew, the buffers came
 # back from the heap and the RSS stepped up at some switches for good.
 #
-# Each: perf-ring's VmRSS stays within 1 MB of its value after the second
-# file.  A sample that falls on a file being opened or written holds its
-# buffers for the moment, so each sample is the lowest of the 2 s that
-# start with it.
+# perf-ring's VmRSS stays within 1 MB (the hour's goal) of its value after
+# the second file; the stream, which takes all of its memory at the start,
+# within 512 KiB (before it kept its writer across files, it changed by
+# 1092, 1024 and 1092 kB in three runs of this; now 0 and 16 kB).
+# A sample that falls on a file being opened or written holds its buffers
+# for the moment, so each sample is the lowest of the 2 s that start with
+# it.
 
-# rss_watch NAME PATTERN MIN_FILES perf-ring's arguments...: the test, with
-# the samples from the second line of stderr that matches PATTERN on
+# rss_watch NAME PATTERN MIN_FILES LIMIT_KB perf-ring's arguments...: the
+# test, with the samples from the second line of stderr matching PATTERN on
 rss_watch() {
-	local name=$1 pat=$2 min=$3 rpid rc files r base='' worst=0 n=0 low i j d rss=()
-	shift 3
+	local name=$1 pat=$2 min=$3 limit=$4 rpid rc files r base='' worst=0 n=0 low i j d rss=()
+	shift 4
 	rm -rf rss
 	mkdir rss
 	setsid "$PR" record "$@" >rss.out 2>rss.err &
@@ -56,21 +59,21 @@ rss_watch() {
 		nok "$name RSS over $files files" "exit $rc" "$(tail -3 rss.err)"
 	elif [ "$n" -lt 40 ] || [ "$files" -lt "$min" ]; then
 		nok "$name RSS over files: too few samples ($n) or files ($files)" "$(tail -3 rss.err)"
-	elif [ "$worst" -le 1024 ]; then
+	elif [ "$worst" -le "$limit" ]; then
 		ok "$name RSS over $files files: within $worst kB of its value after the second"
 	else
-		nok "$name RSS within 1 MB over $files files" "changed by $worst kB from $base kB" \
+		nok "$name RSS within $limit kB over $files files" "changed by $worst kB from $base kB" \
 			"samples, kB: ${rss[*]}"
 	fi
 	rm -rf rss
 }
 
 # shellcheck disable=SC2016 # $0 is the inner shell's
-rss_watch "flight recorder" '^\[ perf-ring: snapshot ' 6 \
+rss_watch "flight recorder" '^\[ perf-ring: snapshot ' 6 1024 \
 	--overwrite -z --switch-output=2s -e 'raw_syscalls:*' -o rss/s.data -- \
 	sh -c 'while :; do "$0" 100000 >/dev/null; done & while :; do /bin/true; sleep 0.01; done' \
 	"$CL"
 # shellcheck disable=SC2016 # $0 is the inner shell's
-rss_watch "stream, --switch-output=1M" '^\[ perf-ring record: switched to ' 8 \
+rss_watch "stream, --switch-output=1M" '^\[ perf-ring record: switched to ' 8 512 \
 	-z --switch-output=1M --switch-max-files=3 -e 'raw_syscalls:*' -o rss/s.data -- \
 	sh -c 'while :; do "$0" 1000000 >/dev/null; done' "$CL"
