@@ -116,7 +116,9 @@ def one(name, args, workload):
     # dies by the signal that ended the command, or the one that stopped it
     if p.returncode not in (0, 130, 143, -signal.SIGINT, -signal.SIGTERM):
         raise B.Fail("%s: exit %d\n%s" % (name, p.returncode, text[-500:]))
-    m = re.search(r"([\d.]+[kM]?) events, (\d+) lost", text)
+    m = re.search(r"([\d.]+[kMG]?) events, (\d+) lost", text)
+    if not m:	# the table then says "?": the log keeps what perf-ring said
+        B.log("soak-scale %s: no summary line in perf-ring's stderr: %s" % (name, text[-300:]))
     files = len([f for f in os.listdir(d) if f.startswith("s.data")])
     subprocess.run(["rm", "-rf", d])
     return pts, (m.group(1) if m else "?"), (int(m.group(2)) if m else None), files, text

@@ -45,6 +45,19 @@ int comp_init(struct compressor *c, int level)
 	return 0;
 }
 
+int comp_reset(struct compressor *c)
+{
+	/* the parameters and zstd's workspace stay: a new frame */
+	if (ZSTD_isError(ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only)))
+		return -EINVAL;
+	c->in_frame = false;
+	c->unit = COMP_UNIT_MIN;
+	c->unsafe = 0;
+	c->done = c->len = 0;
+	c->in_bytes = c->out_bytes = c->nrec = 0;
+	return 0;
+}
+
 void comp_free(struct compressor *c)
 {
 	ZSTD_freeCCtx(c->cctx);

@@ -57,6 +57,8 @@ struct compressor {
 };
 
 int comp_init(struct compressor *c, int level);
+/* For the next file: a new frame, with the memory comp_init() took. */
+int comp_reset(struct compressor *c);
 void comp_free(struct compressor *c);
 /*
  * Memory a compressor takes for raw bytes of input (0: a stream): zstd's

@@ -28,6 +28,7 @@ struct out_file {
 	bool mem_stop;			/* the memory limit stopped it */
 	u64 expect_raw;			/* bytes the next file will hold (0: a stream) */
 	struct writer *w;		/* the open file's writer */
+	struct writer *spare;		/* the last file's, for the next (out_close()) */
 	char uring_err[96];		/* why the last writer did not use io_uring */
 	bool on;			/* a file is open */
 	struct chunk *cur;
@@ -214,7 +215,8 @@ int out_open(struct out_file *f, const char *path)
 
 	f->fmt = out_format_for(path);
 	f->memfs = !f->fmt->stream && memlimit_on() && memlimit_memfs(path);
-	err = mem_chunks(f, path, &wo.nchunks);
+	/* the last file's writer has its memory, and in use: nothing to check */
+	err = f->spare ? 0 : mem_chunks(f, path, &wo.nchunks);
 	f->expect_raw = 0;
 	if (err) {
 		f->mem_stop = true;
@@ -230,7 +232,18 @@ int out_open(struct out_file *f, const char *path)
 	if (err)
 		return err;
 	wo.stream = f->fmt->stream;
-	err = writer_start(&f->w, f->t.fd, f->t.data_off, &wo);
+	wo.touch = f->o.switching;
+	if (f->spare) {
+		f->w = f->spare;
+		f->spare = NULL;
+		err = writer_restart(f->w, f->t.fd, f->t.data_off);
+		if (err) {
+			writer_free(f->w);
+			f->w = NULL;
+		}
+	} else {
+		err = writer_start(&f->w, f->t.fd, f->t.data_off, &wo);
+	}
 	if (err) {
 		fail_set(err, "starting the writer for '%s': %s", f->t.path, strerror(-err));
 		f->fmt->undo(&f->t);
@@ -464,7 +477,18 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
 	err = f->fmt->finish(&f->t, &e);
-	writer_free(f->w);
+	/*
+	 * A stream's next file (--switch-output) takes this writer as it is.
+	 * Freed and taken anew at each switch, its megabytes came back from
+	 * the heap once glibc had raised its mmap threshold, between
+	 * long-lived blocks that kept the freed pages: the RSS stepped up at
+	 * some switches for good.  A snapshot's writer is freed: the flight
+	 * recorder gives its pages back between snapshots (sink-flight.c).
+	 */
+	if (f->o.flight)
+		writer_free(f->w);
+	else
+		f->spare = f->w;
 	f->w = NULL;
 	pbuf_free(&bids);
 	account(f, &ws);
@@ -590,5 +614,6 @@ void out_free(struct out_file *f)
 	bidset_free(&f->bids);
 	bidset_free(&f->known);
 	pbuf_free(&f->tracing);
+	writer_free(f->spare);
 	free(f);
 }

@@ -35,6 +35,7 @@ struct out_opts {
 	bool no_buildid, no_buildid_cache;
 	bool quiet, verbose;
 	int max_files;		/* --switch-max-files: keep at most this many (0: all) */
+	bool switching;		/* a stream whose files switch: its writer's chunks touched at the start */
 };
 
 /* The output of a recording: its state is output.c's, used through the functions below. */

@@ -448,6 +448,7 @@ static struct out_opts out_options(const struct record_opts *o)
 		.level = o->level, .aio = o->aio, .flight = o->overwrite,
 		.no_buildid = o->no_buildid, .no_buildid_cache = o->no_buildid_cache,
 		.quiet = o->quiet, .verbose = o->verbose, .max_files = o->switch_max_files,
+		.switching = !o->overwrite && record_switching(o),
 	};
 }
 

@@ -432,6 +432,15 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 		w->chunks[i].buf = malloc(o->chunk_size);
 		if (!w->chunks[i].buf)
 			goto fail;
+		/*
+		 * The queue takes a chunk more each time the writer falls
+		 * further behind than ever (load on the machine): over a long
+		 * recording the RSS would step up a chunk at a time, to all
+		 * of them.  A recording whose files switch runs long: it takes
+		 * them all now, as the memory check counted them (output.c).
+		 */
+		if (o->touch)
+			memset(w->chunks[i].buf, 0, o->chunk_size);
 		w->chunks[i].cap = o->chunk_size;
 		w->chunks[i].next = w->free_list;
 		w->free_list = &w->chunks[i];
@@ -480,6 +489,40 @@ fail:
 	free_buffers(w);
 	free(w);
 	return err;
+}
+
+int writer_restart(struct writer *w, int fd, u64 start)
+{
+	int err;
+
+	/* the buffers as writer_start() left them, and the counts at zero */
+	w->fd = fd;
+	w->start = w->off = start;
+	w->free_list = w->q_head = w->q_tail = NULL;
+	for (int i = 0; i < w->o.nchunks; i++) {
+		w->chunks[i].len = 0;
+		w->chunks[i].out_lo = w->chunks[i].out_hi = 0;
+		w->chunks[i].next = w->free_list;
+		w->free_list = &w->chunks[i];
+	}
+	for (int i = 0; i < w->nslots; i++) {
+		w->slots[i].chunk = NULL;
+		w->slots[i].busy = false;
+	}
+	w->inflight = 0;
+	w->finishing = w->done = false;
+	w->err = 0;
+	w->err_off = 0;
+	w->raw_bytes = w->out_bytes = w->nwrites = w->retries = 0;
+	w->get_wait_ns = w->comp_ns = w->write_ns = 0;
+	w->ncuts = 0;
+	if (w->o.level) {
+		err = comp_reset(&w->comp);
+		if (err)
+			return err;
+	}
+	err = thread_create(&w->thr, writer_main, w);
+	return -err;
 }
 
 struct chunk *writer_get(struct writer *w)
@@ -535,7 +578,6 @@ int writer_finish(struct writer *w, u64 *data_size)
 
 	/* on an error, what is on file before the failed write, cut whole */
 	*data_size = w->err ? cut_at_or_before(w, w->err_off - w->start) : w->off - w->start;
-	free_buffers(w);
 	return w->err;
 }
 
@@ -576,6 +618,7 @@ void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
+	free_buffers(w);
 	free(w->cuts);
 	free(w);
 }

@@ -48,6 +48,7 @@ struct writer_opts {
 	size_t chunk_size;
 	int nchunks;
 	bool stream;		/* a pipe: write(2) in order, no offsets, no io_uring */
+	bool touch;		/* every chunk's pages taken now, not as the queue deepens */
 };
 
 /* The writer's state is writer.c's: other files hold a pointer and use the functions below. */
@@ -70,7 +71,18 @@ bool writer_failed(struct writer *w);
  * the data ends on a whole record, also in the decompressed stream
  * (writer_boundary_before()).  Returns the first error.
  */
+/*
+ * Waits for every write queued; the buffers stay the writer's until
+ * writer_free(), for writer_restart().
+ */
 int writer_finish(struct writer *w, u64 *data_size);
+/*
+ * A finished writer writes the next file (fd, its data at start) with the
+ * chunks, compressed copies, zstd state and io_uring it has: a recording
+ * whose files switch allocates nothing per file.  0 or negative errno
+ * (the writer is then as after writer_finish()).
+ */
+int writer_restart(struct writer *w, int fd, u64 start);
 const char *writer_kind(const struct writer *w);
 /* Why io_uring is not used ("" when it is, or was not asked for). */
 const char *writer_uring_err(const struct writer *w);

@@ -751,7 +751,7 @@ fi
 
 # the limits at scale: RLIMIT_NOFILE, RLIMIT_MEMLOCK, each with a message
 . "$HERE/e2e-limits.sh"
-# the flight recorder's RSS over snapshots a second apart: flat
+# the RSS over many files: flight recorder snapshots, a switching stream: flat
 . "$HERE/e2e-rss.sh"
 # perf record's options: the walk of perf record -h, attributes, the manual's table
 . "$HERE/e2e-options.sh"

@@ -79,30 +79,12 @@ static size_t fill(char *p, size_t cap, u64 *seq)
 	return pos;
 }
 
-static int run(int aio, int level)
+/* A file run_files() wrote: its data at start, seq records in order. */
+static int check_data(int fd, u64 start, u64 size, int level, u64 seq)
 {
-	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4 };
-	struct writer *w;
-	char path[4096];
-	u64 seq = 0, size, start = 100;
-	int fd, err;
 	char *back;
 	ssize_t n;
 
-	tap_tmpname(path, sizeof(path), "perf-ring-w");
-	fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	CHECK(writer_start(&w, fd, start, &o) == 0, "start");
-	for (int i = 0; i < 40; i++) {
-		struct chunk *c = writer_get(w);
-
-		CHECK(c, "chunk");
-		c->len = fill(c->buf, c->cap, &seq);
-		writer_put(w, c);
-	}
-	err = writer_finish(w, &size);
-	writer_free(w);
-	CHECK(err == 0, "finish: %d", err);
 	CHECK(size == lseek(fd, 0, SEEK_END) - start, "size %llu", (unsigned long long)size);
 	back = malloc(size + 1);
 	n = pread(fd, back, size, start);
@@ -141,9 +123,67 @@ static int run(int aio, int level)
 		CHECK(v == i, "record %llu holds %llu", (unsigned long long)i, (unsigned long long)v);
 	}
 	free(back);
-	close(fd);
-	unlink(path);
 	return 0;
+}
+
+static size_t heap_in_use(void);
+
+/*
+ * nfiles files, one writer: writer_restart() for each after the first,
+ * as a stream's switch does.  Each file whole, and from the second file
+ * on nothing more allocated: the writer's buffers are the first file's.
+ */
+static int run_files(int aio, int level, bool touch, int nfiles)
+{
+	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4,
+				 .touch = touch };
+	struct writer *w = NULL;
+	size_t heap = 0;
+
+	for (int f = 0; f < nfiles; f++) {
+		char path[4096];
+		u64 seq = 0, size, start = 100 + f;
+		int fd, err;
+
+		tap_tmpname(path, sizeof(path), "perf-ring-w");
+		fd = mkstemp(path);
+		CHECK(fd >= 0, "mkstemp");
+		if (!w)
+			CHECK(writer_start(&w, fd, start, &o) == 0, "start");
+		else
+			CHECK(writer_restart(w, fd, start) == 0, "restart for file %d", f + 1);
+		for (int i = 0; i < 40; i++) {
+			struct chunk *c = writer_get(w);
+
+			CHECK(c, "chunk");
+			c->len = fill(c->buf, c->cap, &seq);
+			writer_put(w, c);
+		}
+		err = writer_finish(w, &size);
+		CHECK(err == 0, "finish: %d", err);
+		if (check_data(fd, start, size, level, seq))
+			return 1;
+		if (f == 1)
+			heap = heap_in_use();
+		else if (f > 1)
+			CHECK(heap_in_use() == heap, "file %d: heap %zu bytes, after the second %zu",
+			      f + 1, heap_in_use(), heap);
+		close(fd);
+		unlink(path);
+	}
+	writer_free(w);
+	return 0;
+}
+
+static int run(int aio, int level)
+{
+	return run_files(aio, level, false, 1);
+}
+
+/* --switch-output: one writer for every file, zstd's frame new in each */
+static int test_restart(void)
+{
+	return run_files(4, 0, false, 4) || run_files(4, 1, true, 4) || run_files(0, 3, false, 3);
 }
 
 static int test_uring(void) { return run(4, 0); }
@@ -572,6 +612,8 @@ int main(void)
 	tap_run("io_uring with zstd", test_uring_zstd);
 	tap_run("write(2) with zstd level 3", test_write_zstd);
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
+	tap_run("one writer restarted for each of several files: each whole, nothing allocated anew",
+		test_restart);
 	tap_run("a failed write is reported with the data size before it", test_failure);
 	tap_run("zstd, the disk full: the data kept ends on a whole record", test_full_disk_zstd);
 	tap_run("a start that fails at its thread gives back its buffers and io_uring",
