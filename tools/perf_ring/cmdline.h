@@ -23,6 +23,8 @@ struct record_opts {
 	bool no_inherit;	/* --no-inherit */
 	bool per_thread;	/* --per-thread: a buffer per thread, not per CPU */
 	long delay_ms;		/* -D: enable this long after the command starts; -1: never */
+	struct time_range *delay_ranges;	/* -D A-B,C-D: enabled in these only */
+	int ndelay_ranges;
 	int level;		/* zstd level, 0 = off */
 	int aio;		/* io_uring depth, 0 = write(2) */
 	bool overwrite;

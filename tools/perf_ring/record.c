@@ -695,7 +695,9 @@ static int record_run(struct record *rec)
 	el->enabled = !o->delay_ms;	/* a command's: at its exec */
 	if (o->workload)
 		rec->wl_failed = workload_go(&rec->wl) != 0;
-	if (o->delay_ms > 0)
+	if (o->ndelay_ranges)
+		triggers_enable_ranges(&rec->trig, o->delay_ranges, o->ndelay_ranges);
+	else if (o->delay_ms > 0)
 		triggers_enable_at(&rec->trig, o->delay_ms);
 	rec->hp.t0 = rec->hp.checked = now_ns();
 	if (el->per_cpu)

@@ -33,7 +33,38 @@ static int parse(const char *first, ...)
 	events_free(&o.events);
 	free(o.pids);
 	o.pids = NULL;
+	free(o.delay_ranges);
+	o.delay_ranges = NULL;
 	return record_parse(argc - 1, argv + 1, &o);
+}
+
+/* -D: MS, -1, or perf's ranges of time to enable the events */
+static int test_delay_ranges(void)
+{
+	static const char *const bad[] = {
+		"20-10", "10-10", "10-20,15-30", "10-20,20-30", "30-40,10-20", "10-20,",
+		",10-20", "10-20,,30-40", "10-20-30", "10-", "-10-20", "a-20", "10-2x", "abc", "-2",
+	};
+
+	CHECK(!parse("-D", "100", "--", "true", NULL) && o.delay_ms == 100 && !o.ndelay_ranges,
+	      "-D 100");
+	CHECK(!parse("-D", "10-20,30-40", "--", "true", NULL) && o.ndelay_ranges == 2 &&
+	      o.delay_ms == -1 && o.delay_ranges[0].start == 10 && o.delay_ranges[0].end == 20 &&
+	      o.delay_ranges[1].start == 30 && o.delay_ranges[1].end == 40, "-D 10-20,30-40");
+	CHECK(!parse("--delay=0-5", "--", "true", NULL) && o.ndelay_ranges == 1 &&
+	      o.delay_ranges[0].start == 0 && o.delay_ranges[0].end == 5, "--delay=0-5");
+	/* the last -D wins, as perf's */
+	CHECK(!parse("-D", "10-20", "-D", "5", "--", "true", NULL) && o.delay_ms == 5 &&
+	      !o.ndelay_ranges, "-D 10-20 -D 5");
+	/* perf 6.1 takes them without a command too: from the recording's start */
+	CHECK(!parse("-a", "-D", "10-20", NULL) && o.ndelay_ranges == 1, "-a -D 10-20");
+	CHECK(!parse("-a", "-D", "10", NULL) && o.delay_ms == 10, "-a -D 10");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int err = parse("-D", bad[i], "--", "true", NULL);
+
+		CHECK(err == -EINVAL, "-D %s: %d, not -EINVAL (perf's 129)", bad[i], err);
+	}
+	return 0;
 }
 
 static int test_prefix_collisions(void)
@@ -232,5 +263,6 @@ int main(void)
 	tap_run("--no-NAME and NAME for no-NAME", test_negation);
 	tap_run("usage errors: -EINVAL (exit 129); refusals: -EOPNOTSUPP", test_usage_errors);
 	tap_run("sample fields and registers", test_sample_fields);
+	tap_run("-D MS, -1, and perf's ranges START-END,... with its errors", test_delay_ranges);
 	return tap_done();
 }
