@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "evlist.h"
+#include "fail.h"
 #include "prio.h"
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -736,19 +738,50 @@ static int opt_max_size(struct pstate *s, const struct ropt *op, const char *arg
 	return 0;
 }
 
+/*
+ * -G A,B,...: as perf's parse_cgroups(), one cgroup per event defined so
+ * far, in order (one name: every event's; an empty one: none); more names
+ * than events, or a cgroup that cannot be opened, is a usage error.
+ */
 static int opt_cgroup(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
+	const char *p = arg;
+	int n = 0;
+
 	(void)op; (void)unset;
 	if (!s->events_given) {
 		fprintf(stderr, "perf-ring record: must define events before cgroups\n");
 		return -EINVAL;
 	}
-	if (strchr(arg, ',')) {
-		fprintf(stderr, "perf-ring record: -G %s: one cgroup for every event here, not a "
-			"list\n", arg);
-		return -EINVAL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (++n > s->o->events.nr) {
+			fprintf(stderr, "perf-ring record: -G %s: more cgroups than the %d events "
+				"before it\n", arg, s->o->events.nr);
+			return -EINVAL;
+		}
+		if (len) {
+			char name[4096];
+			int fd;
+
+			if (len >= sizeof(name))
+				return bad("--cgroup", arg, "a cgroup name too long");
+			memcpy(name, p, len);
+			name[len] = '\0';
+			fd = evlist_cgroup_open(name);
+			if (fd < 0) {
+				fprintf(stderr, "perf-ring record: %s\n", fail_msg());
+				return -EINVAL;
+			}
+			close(fd);
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
 	}
 	s->o->cgroup = arg;
+	s->o->cgroup_nev = s->o->events.nr;
 	return 0;
 }
 
@@ -807,8 +840,7 @@ static const struct ropt table[] = {
 	    "profile at this frequency"),
 	OPT('g', NULL, SUP_PERF, ARG_NONE, 0, NULL, opt_g, 0, 0, NULL,
 	    "enables call-graph recording (frame pointers)"),
-	OPT('G', "cgroup", SUP_DIFFERS, ARG_REQ, 0, "name", opt_cgroup, 0, 0,
-	    "one cgroup for every event (perf: a comma-separated list, one per -e event)",
+	OPT('G', "cgroup", SUP_PERF, ARG_REQ, 0, "name", opt_cgroup, 0, 0, NULL,
 	    "monitor event in cgroup name only"),
 	OPT('I', "intr-regs", SUP_PERF, ARG_OPT, 0, "any register", opt_intr_regs, 0, 0, NULL,
 	    "sample selected machine registers on interrupt, use '-I?' to list register names"),

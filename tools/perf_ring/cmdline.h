@@ -68,7 +68,8 @@ struct record_opts {
 	unsigned int synth;	/* --synth: RECORD_SYNTH_*, what is synthesized at the start */
 	bool tail_synth;	/* --tail-synthesize: at the end instead */
 	unsigned int map_timeout_ms;	/* --proc-map-timeout, default 500 */
-	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
+	const char *cgroup;	/* -G A,B,...: each event's cgroup, in order (with -a/-C) */
+	int cgroup_nev;		/* the events defined before -G: the ones it applies to */
 	u64 max_size;		/* --max-size: stop once the file has this many bytes */
 	int refuse_exit;	/* a refused option: perf's exit status with it, 0: 255 */
 	char **workload;	/* argv after -- */

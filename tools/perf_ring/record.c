@@ -435,6 +435,7 @@ static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
 		.pids = o->pids, .npids = o->npids, .tids = o->tids,
 		.wl_target = o->wl_target, .delay = o->delay_ms != 0,
 		.no_inherit = o->no_inherit, .per_thread = o->per_thread, .cgroup = o->cgroup,
+		.cgroup_nev = o->cgroup_nev,
 		.mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
 		.synth_threads = o->synth_threads, .verbose = o->verbose, .quiet = o->quiet,
 	};

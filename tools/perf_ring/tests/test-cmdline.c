@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "evlist.h"
 #include "tap.h"
 
 static struct record_opts o;
@@ -64,6 +65,53 @@ static int test_delay_ranges(void)
 
 		CHECK(err == -EINVAL, "-D %s: %d, not -EINVAL (perf's 129)", bad[i], err);
 	}
+	return 0;
+}
+
+/* -G A,B,...: one cgroup per event before it, as perf's parse_cgroups() */
+static int test_cgroup_list(void)
+{
+	static const struct {
+		const char *list;
+		int i;
+		const char *name;	/* NULL: none */
+	} map[] = {
+		{ "a", 0, "a" }, { "a", 3, "a" },		/* one name: every event's */
+		{ "a,b", 0, "a" }, { "a,b", 1, "b" },
+		{ "a,b", 2, NULL },				/* fewer names: none */
+		{ "a,,b", 1, NULL }, { "a,,b", 2, "b" },	/* empty: none */
+		{ ",b", 0, NULL }, { "a,", 1, NULL },
+	};
+	char name[64];
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		bool has = evlist_cgroup_name(map[i].list, map[i].i, name, sizeof(name));
+
+		CHECK(has == !!map[i].name && (!has || !strcmp(name, map[i].name)),
+		      "-G %s, event %d: %s, not %s", map[i].list, map[i].i, has ? name : "none",
+		      map[i].name ? map[i].name : "none");
+	}
+	CHECK(parse("-a", "-G", "x", NULL) == -EINVAL, "-G before any -e");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", "no-such-cgroup-here", NULL) == -EINVAL,
+	      "-G of a cgroup that does not exist");
+	/* the root cgroup ("."), when there is a cgroup mount to open it in */
+	fd = evlist_cgroup_open(".");
+	if (fd < 0) {
+		printf("# skipped the valid -G lists: no cgroup2 or perf_event cgroup mount\n");
+		return 0;
+	}
+	close(fd);
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ".,.", NULL) &&
+	      o.cgroup_nev == 2 && !strcmp(o.cgroup, ".,."), "-G .,. for two events");
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ",.", NULL),
+	      "-G ,. (an empty name)");
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ".", "-e", "dummy",
+		     NULL) && o.cgroup_nev == 2, "-G applies to the events before it");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", ".,.", NULL) == -EINVAL,
+	      "-G with more names than events");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", ",,", NULL) == -EINVAL,
+	      "-G ,, for one event: three names");
 	return 0;
 }
 
@@ -264,5 +312,6 @@ int main(void)
 	tap_run("usage errors: -EINVAL (exit 129); refusals: -EOPNOTSUPP", test_usage_errors);
 	tap_run("sample fields and registers", test_sample_fields);
 	tap_run("-D MS, -1, and perf's ranges START-END,... with its errors", test_delay_ranges);
+	tap_run("-G A,B,...: a cgroup per event, as perf's parse_cgroups()", test_cgroup_list);
 	return tap_done();
 }
