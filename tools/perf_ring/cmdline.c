@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "evlist.h"
+#include "fail.h"
 #include "prio.h"
 
 static int bad(const char *opt, const char *val, const char *why)
@@ -381,16 +383,70 @@ static int opt_uid(struct pstate *s, const struct ropt *op, const char *arg, boo
 	return ret;
 }
 
+/* One "START-END" of -D's ranges, in ms; both plain decimal numbers. */
+static int parse_range(const char *tok, struct time_range *r)
+{
+	const char *dash = strchr(tok, '-');
+	char num[32];
+	long a, b;
+
+	if (!dash || dash == tok || (size_t)(dash - tok) >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, tok, dash - tok);
+	num[dash - tok] = '\0';
+	if (parse_long(num, 0, 3600000, &a) || parse_long(dash + 1, 0, 3600000, &b))
+		return -EINVAL;
+	r->start = a;
+	r->end = b;
+	return 0;
+}
+
+/*
+ * -D MS, -D -1, or as perf's evlist__parse_event_enable_time(): ranges
+ * "A-B,C-D,..." of ms from the start in which the events are enabled;
+ * each must end after it starts, and start after the one before it ended.
+ */
 static int opt_delay(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
+	struct record_opts *o = s->o;
+	char *dup, *save = NULL, *tok;
 	long v;
+	int n = 0;
 
 	(void)op; (void)unset;
-	if (parse_long(arg, -1, 3600000, &v))
-		return bad("--delay", arg, "expected milliseconds, or -1 to start disabled "
-			   "(perf-ring takes no time ranges)");
-	s->o->delay_ms = v;
+	if (!parse_long(arg, -1, 3600000, &v)) {
+		o->delay_ms = v;
+		o->ndelay_ranges = 0;
+		return 0;
+	}
+	if (!strchr(arg, '-') || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		goto bad;
+	dup = strdup(arg);
+	if (!dup)
+		return -ENOMEM;
+	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct time_range r, *p;
+
+		if (parse_range(tok, &r) || r.end <= r.start ||
+		    (n && r.start <= o->delay_ranges[n - 1].end)) {
+			free(dup);
+			goto bad;
+		}
+		p = realloc(o->delay_ranges, (n + 1) * sizeof(*p));
+		if (!p) {
+			free(dup);
+			return -ENOMEM;
+		}
+		o->delay_ranges = p;
+		o->delay_ranges[n++] = r;
+	}
+	free(dup);
+	o->ndelay_ranges = n;
+	o->delay_ms = -1;	/* disabled until the first range starts */
 	return 0;
+bad:
+	return bad("--delay", arg, "expected milliseconds, -1 to start disabled, or ranges "
+		   "'START-END,...' in ms, each after the one before");
 }
 
 static int opt_level(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
@@ -682,19 +738,50 @@ static int opt_max_size(struct pstate *s, const struct ropt *op, const char *arg
 	return 0;
 }
 
+/*
+ * -G A,B,...: as perf's parse_cgroups(), one cgroup per event defined so
+ * far, in order (one name: every event's; an empty one: none); more names
+ * than events, or a cgroup that cannot be opened, is a usage error.
+ */
 static int opt_cgroup(struct pstate *s, const struct ropt *op, const char *arg, bool unset)
 {
+	const char *p = arg;
+	int n = 0;
+
 	(void)op; (void)unset;
 	if (!s->events_given) {
 		fprintf(stderr, "perf-ring record: must define events before cgroups\n");
 		return -EINVAL;
 	}
-	if (strchr(arg, ',')) {
-		fprintf(stderr, "perf-ring record: -G %s: one cgroup for every event here, not a "
-			"list\n", arg);
-		return -EINVAL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (++n > s->o->events.nr) {
+			fprintf(stderr, "perf-ring record: -G %s: more cgroups than the %d events "
+				"before it\n", arg, s->o->events.nr);
+			return -EINVAL;
+		}
+		if (len) {
+			char name[4096];
+			int fd;
+
+			if (len >= sizeof(name))
+				return bad("--cgroup", arg, "a cgroup name too long");
+			memcpy(name, p, len);
+			name[len] = '\0';
+			fd = evlist_cgroup_open(name);
+			if (fd < 0) {
+				fprintf(stderr, "perf-ring record: %s\n", fail_msg());
+				return -EINVAL;
+			}
+			close(fd);
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
 	}
 	s->o->cgroup = arg;
+	s->o->cgroup_nev = s->o->events.nr;
 	return 0;
 }
 
@@ -743,10 +830,9 @@ static const struct ropt table[] = {
 	OPT('C', "cpu", SUP_PERF, ARG_REQ, 0, "cpu", opt_cpu, 0, 0, NULL, "list of cpus to monitor"),
 	OPT('d', "data", SUP_PERF, ARG_NONE, 0, NULL, opt_sample, 0,
 	    PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, NULL, "Record the sample addresses"),
-	OPT('D', "delay", SUP_DIFFERS, ARG_REQ, 0, "ms", opt_delay, 0, 0,
-	    "MS and -1 as perf; no time ranges ('-D 10-20,30-40')",
+	OPT('D', "delay", SUP_PERF, ARG_REQ, 0, "ms", opt_delay, 0, 0, NULL,
 	    "ms to wait before starting measurement after program start (-1: start with "
-	    "events disabled)"),
+	    "events disabled), or ranges of time to enable events e.g. '-D 10-20,30-40'"),
 	OPT('e', "event", SUP_PERF, ARG_REQ, 0, "event", opt_event, 0, 0,
 	    "software events, tracepoints, breakpoints (no PMU here for hardware events)",
 	    "event selector: software events, tracepoints, mem:ADDR breakpoints, groups {a,b}"),
@@ -754,8 +840,7 @@ static const struct ropt table[] = {
 	    "profile at this frequency"),
 	OPT('g', NULL, SUP_PERF, ARG_NONE, 0, NULL, opt_g, 0, 0, NULL,
 	    "enables call-graph recording (frame pointers)"),
-	OPT('G', "cgroup", SUP_DIFFERS, ARG_REQ, 0, "name", opt_cgroup, 0, 0,
-	    "one cgroup for every event (perf: a comma-separated list, one per -e event)",
+	OPT('G', "cgroup", SUP_PERF, ARG_REQ, 0, "name", opt_cgroup, 0, 0, NULL,
 	    "monitor event in cgroup name only"),
 	OPT('I', "intr-regs", SUP_PERF, ARG_OPT, 0, "any register", opt_intr_regs, 0, 0, NULL,
 	    "sample selected machine registers on interrupt, use '-I?' to list register names"),
@@ -1212,10 +1297,7 @@ static int finish_targets(struct pstate *s)
 		o->per_thread = false;
 	}
 	o->wl_target = o->workload && !o->system_wide && !o->npids;
-	if (o->delay_ms && !o->workload) {
-		fprintf(stderr, "perf-ring record: -D/--delay needs a command: it counts from its start\n");
-		return -EINVAL;
-	}
+	/* -D without a command counts from the recording's start, as perf's */
 	if (s->slice_given && o->realtime > 0) {
 		fprintf(stderr, "perf-ring record: --reader-slice is a fair reader's, not with "
 			"-r %d (SCHED_FIFO)\n", o->realtime);

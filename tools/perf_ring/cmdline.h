@@ -23,6 +23,8 @@ struct record_opts {
 	bool no_inherit;	/* --no-inherit */
 	bool per_thread;	/* --per-thread: a buffer per thread, not per CPU */
 	long delay_ms;		/* -D: enable this long after the command starts; -1: never */
+	struct time_range *delay_ranges;	/* -D A-B,C-D: enabled in these only */
+	int ndelay_ranges;
 	int level;		/* zstd level, 0 = off */
 	int aio;		/* io_uring depth, 0 = write(2) */
 	bool overwrite;
@@ -66,7 +68,8 @@ struct record_opts {
 	unsigned int synth;	/* --synth: RECORD_SYNTH_*, what is synthesized at the start */
 	bool tail_synth;	/* --tail-synthesize: at the end instead */
 	unsigned int map_timeout_ms;	/* --proc-map-timeout, default 500 */
-	const char *cgroup;	/* -G: record only the tasks of this cgroup (with -a/-C) */
+	const char *cgroup;	/* -G A,B,...: each event's cgroup, in order (with -a/-C) */
+	int cgroup_nev;		/* the events defined before -G: the ones it applies to */
 	u64 max_size;		/* --max-size: stop once the file has this many bytes */
 	int refuse_exit;	/* a refused option: perf's exit status with it, 0: 255 */
 	char **workload;	/* argv after -- */

@@ -30,10 +30,15 @@
  */
 static bool emulate_no_format_lost = false;
 
-/* -G: the cgroup's directory; every CPU-wide event counts only in it */
-static int cgroup_fd = -1;
+/*
+ * -G: each event's cgroup directory (-1: none); a CPU-wide event counts
+ * only in its cgroup.
+ */
+static int cgroup_fds[MAX_EVENTS];
+static bool cgroups_opened;
 
-static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd,
+			       int cgroup_fd)
 {
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 
@@ -49,7 +54,7 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 }
 
 /* -G NAME: NAME under the cgroup2 mount (or cgroup v1's perf_event hierarchy) */
-static int cgroup_open(const char *name)
+int evlist_cgroup_open(const char *name)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
 	char dev[256], dir[4096], type[64], opts[1024], path[8192];
@@ -70,8 +75,51 @@ static int cgroup_open(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return fail_set(-errno, "-G %s: cannot open %s: %s", name, path, strerror(errno));
-	cgroup_fd = fd;
+		return fail_set(-errno, "no access to cgroup %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * -G A,B,...: as perf's parse_cgroups(), the i-th name is the i-th event's
+ * (of those defined before -G); one name is every one's; an empty name, or
+ * none left, leaves an event without (false).
+ */
+bool evlist_cgroup_name(const char *list, int i, char *buf, size_t size)
+{
+	const char *p = list;
+	size_t len;
+
+	if (!strchr(list, ','))
+		i = 0;
+	for (; i > 0 && p; i--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return false;
+	len = strcspn(p, ",");
+	if (!len || len >= size)
+		return false;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return true;
+}
+
+static int cgroups_open(const struct evlist_opts *o)
+{
+	char name[4096];
+
+	for (int i = 0; i < MAX_EVENTS; i++)
+		cgroup_fds[i] = -1;
+	for (int i = 0; i < o->cgroup_nev && i < MAX_EVENTS; i++) {
+		if (!evlist_cgroup_name(o->cgroup, i, name, sizeof(name)))
+			continue;
+		cgroup_fds[i] = evlist_cgroup_open(name);
+		if (cgroup_fds[i] < 0)
+			return cgroup_fds[i];
+	}
+	cgroups_opened = true;
 	return 0;
 }
 
@@ -701,7 +749,9 @@ static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu
 	char said[2][200];
 	int fd, n = 0;
 
-	while ((fd = sys_perf_event_open(&ev->attr, pid, cpu, gfd)) < 0) {
+	while ((fd = sys_perf_event_open(&ev->attr, pid, cpu, gfd,
+					 cgroups_opened && ev - el->evs < MAX_EVENTS ?
+					 cgroup_fds[ev - el->evs] : -1)) < 0) {
 		char msg[200];
 
 		int en = errno;
@@ -793,7 +843,7 @@ static int open_alloc(struct evlist *el, const struct evlist_opts *o)
 	err = scale_check(&sn, o->verbose);	/* memlimit.h: the limits at scale */
 	if (err)
 		return err;
-	if (o->cgroup && cgroup_fd < 0 && (err = cgroup_open(o->cgroup)))
+	if (o->cgroup && !cgroups_opened && (err = cgroups_open(o)))
 		return err;
 	el->fds = calloc(maxfds, sizeof(*el->fds));
 	el->rings = calloc(nbufs, sizeof(*el->rings));

@@ -51,7 +51,8 @@ struct evlist_opts {
 	bool delay;		/* -D: ... unless held back */
 	bool no_inherit;
 	bool per_thread;	/* a buffer per thread (cpu -1), not per CPU */
-	const char *cgroup;	/* -G */
+	const char *cgroup;	/* -G: a list, one per event (or one for all) */
+	int cgroup_nev;		/* the events -G applies to: those before it */
 	/* buffers */
 	u64 mmap_bytes, mmap_flush;
 	int synth_threads;	/* for the limits at scale (memlimit.h) */
@@ -127,6 +128,10 @@ struct evlist {
 };
 
 #define SB_RING_BYTES (64u << 10)
+/* -G NAME: open its cgroup directory; the fd, or -errno with a message (fail.h). */
+int evlist_cgroup_open(const char *name);
+/* -G LIST: event i's cgroup name into buf; false when it has none. */
+bool evlist_cgroup_name(const char *list, int i, char *buf, size_t size);
 /* The tracking event (the one with tracks set). */
 const struct pf_event *evlist_tracker(const struct evlist *el);
 /* Does any event have role r? */

@@ -435,6 +435,7 @@ static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
 		.pids = o->pids, .npids = o->npids, .tids = o->tids,
 		.wl_target = o->wl_target, .delay = o->delay_ms != 0,
 		.no_inherit = o->no_inherit, .per_thread = o->per_thread, .cgroup = o->cgroup,
+		.cgroup_nev = o->cgroup_nev,
 		.mmap_bytes = o->mmap_bytes, .mmap_flush = o->mmap_flush,
 		.synth_threads = o->synth_threads, .verbose = o->verbose, .quiet = o->quiet,
 	};
@@ -696,7 +697,9 @@ static int record_run(struct record *rec)
 	el->enabled = !o->delay_ms;	/* a command's: at its exec */
 	if (o->workload)
 		rec->wl_failed = workload_go(&rec->wl) != 0;
-	if (o->delay_ms > 0)
+	if (o->ndelay_ranges)
+		triggers_enable_ranges(&rec->trig, o->delay_ranges, o->ndelay_ranges);
+	else if (o->delay_ms > 0)
 		triggers_enable_at(&rec->trig, o->delay_ms);
 	rec->hp.t0 = rec->hp.checked = now_ns();
 	if (el->per_cpu)

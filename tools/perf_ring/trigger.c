@@ -231,6 +231,25 @@ void triggers_enable_at(struct triggers *t, long ms)
 		t->q[t->nq - 1].due = now_ns() + ms * 1000000ULL;
 }
 
+void triggers_enable_ranges(struct triggers *t, const struct time_range *ranges, int n)
+{
+	t->ranges = ranges;
+	t->nranges = n;
+	t->edge = 0;
+	t->ranges_t0 = now_ns();
+}
+
+/* When the next -D range edge falls due; 0: none left. */
+static u64 next_edge(const struct triggers *t)
+{
+	const struct time_range *r;
+
+	if (t->edge >= 2 * t->nranges)
+		return 0;
+	r = &t->ranges[t->edge / 2];
+	return t->ranges_t0 + (t->edge % 2 ? r->end : r->start) * 1000000ULL;
+}
+
 int ctl_parse(const char *line, enum req_kind *kind, bool *ping, bool *status)
 {
 	static const struct { const char *word; enum req_kind kind; } cmds[] = {
@@ -402,6 +421,10 @@ void triggers_poll(struct triggers *t, u64 progress)
 		t->size_queued = true;
 		push(t, REQ_SWITCH, "size", 0);
 	}
+	for (u64 e = next_edge(t); e && now >= e; e = next_edge(t)) {
+		push(t, t->edge % 2 ? REQ_DISABLE : REQ_ENABLE, "--delay", 0);
+		t->edge++;
+	}
 	if (t->ctl_fd >= 0)
 		control_read(t);
 	if (t->nev_rings) {
@@ -471,6 +494,8 @@ int triggers_timeout(const struct triggers *t, int max_ms)
 			next = t->q[i].due;
 	if (t->time_ns && (!next || t->next_time < next))
 		next = t->next_time;
+	if (next_edge(t) && (!next || next_edge(t) < next))
+		next = next_edge(t);
 	if (!next)
 		return max_ms;
 	if (next <= now)

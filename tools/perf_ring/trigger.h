@@ -82,6 +82,9 @@ struct triggers {
 	char line[256];		/* a partial command */
 	size_t line_len;
 	bool line_long;		/* the current line did not fit: refused */
+	const struct time_range *ranges;	/* -D ranges: enable at each start, */
+	int nranges, edge;	/* disable at each end; edge: the next of 2 * nranges */
+	u64 ranges_t0;
 	struct ring *ev_rings;	/* --switch-output-event's buffers */
 	int nev_rings;
 	char *ev_buf;
@@ -131,6 +134,11 @@ bool triggers_child_exited(void);
 
 /* -D: enable the events ms from now. */
 void triggers_enable_at(struct triggers *t, long ms);
+/*
+ * -D START-END,...: enable the events at each range's start and disable
+ * them at its end, in ms from now; ranges is kept (not copied).
+ */
+void triggers_enable_ranges(struct triggers *t, const struct time_range *ranges, int n);
 
 /*
  * Parse one control command into *kind; -EINVAL if it is not one.  *ping

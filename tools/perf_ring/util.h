@@ -32,6 +32,11 @@ int read_text_file(const char *path, char **out, size_t *len);
 
 /* Parse a CPU list such as "0-3,6"; sets bits in mask (max 1024 CPUs). */
 #define MAX_CPUS 1024
+
+/* -D START-END: a time range, in ms from the start */
+struct time_range {
+	u64 start, end;
+};
 int parse_cpu_list(const char *s, bool *mask, int max);
 int online_cpus(bool *mask, int max);
 

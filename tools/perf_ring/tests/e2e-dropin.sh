@@ -145,6 +145,52 @@ else
 fi
 rm -f dp.data* dr.data*
 
+# -D 50-150,250-350: cg-tree (0.45 s) sampled in two windows, in ms after
+# its exec (its COMM).  The margins are wide: on a loaded host perf's own
+# timers fire tens of ms late.  Verdict: no sample before 20 ms (the events
+# start off), a hole of at least 50 ms (off between the windows) that starts
+# between 100 and 260 ms, and samples on both sides of it.
+cat >windows.py <<'PY'
+import subprocess, sys
+out = subprocess.run(['perf', 'script', '-i', sys.argv[1], '--show-task-events',
+                      '-F', 'comm,tid,time,event'], capture_output=True, text=True).stdout
+t0, ts = None, []
+for l in out.splitlines():
+    f = l.split()
+    if 'PERF_RECORD_COMM' in l and 'exec' in l and 'cg-tree' in l:
+        t0 = float(f[2].rstrip(':'))
+    elif f and f[0] == 'cg-tree' and 'cpu-clock' in l and t0 is not None:
+        ts.append((float(f[2].rstrip(':')) - t0) * 1000)
+if not ts:
+    sys.exit('no cg-tree samples after its exec')
+holes = [(a, b) for a, b in zip(ts, ts[1:]) if b - a >= 50 and 100 <= a <= 260]
+if ts[0] < 20 or not holes:
+    sys.exit('%d samples, the first at %.0f ms, holes of 50 ms or more: %s' %
+             (len(ts), ts[0], [(round(a), round(b)) for a, b in zip(ts, ts[1:]) if b - a >= 50]))
+PY
+perf record -q -B -D 50-150,250-350 -e cpu-clock -o dp.data -- "$CG" 0.45 >/dev/null 2>dp.err
+"$PR" record -q -D 50-150,250-350 -e cpu-clock -o dr.data -- "$CG" 0.45 >/dev/null 2>dr.err
+if ! pv=$(python3 windows.py dp.data 2>&1); then
+	skip "-D 50-150,250-350: samples only in the windows" "perf's own are not: $pv"
+elif mv=$(python3 windows.py dr.data 2>&1); then
+	ok "-D 50-150,250-350: cg-tree's samples only in the two windows, as perf's"
+else
+	nok "-D 50-150,250-350: samples only in the windows, as perf's" "perf-ring's: $mv $(head -2 dr.err)"
+fi
+rm -f dp.data* dr.data*
+
+# bad ranges: perf's usage error (129) for both
+for r in 20-10 10-20,15-30 10-20,20-30 30-40,10-20 10-20,; do
+	p=$(run -- perf record -q -D "$r" -e cpu-clock -o dp.data -- true)
+	m=$(run -- "$PR" record -q -D "$r" -e cpu-clock -o dr.data -- true)
+	if [ "$m" = "$p" ]; then
+		ok "-D $r: refused, $m, as perf"
+	else
+		nok "-D $r: refused as perf" "perf: $p, perf-ring: $m"
+	fi
+done
+rm -f dp.data* dr.data*
+
 # ---- 2. lifetimes: -C 0 alone, -p of a process that exits, -p of a zombie
 
 p=$(run -s INT -d 1 -t 20 -- perf record -q -B -C 0 -e cpu-clock -o cp.data)

@@ -192,6 +192,29 @@ else
 	fi
 fi
 
+# -G A,B with two events: as perf's parse_cgroups(), cpu-clock counts in A
+# only and task-clock in B only; a third close-loop, outside, in neither
+if [ -z "$cgmnt" ] || ! mkdir -p "$cgmnt/perf-ring-e2e-a-$$" "$cgmnt/perf-ring-e2e-b-$$" 2>/dev/null; then
+	skip "-G A,B for two events" "no cgroup2 mount to make cgroups in"
+else
+	ca=perf-ring-e2e-a-$$ cb=perf-ring-e2e-b-$$
+	(echo "$BASHPID" >"$cgmnt/$ca/cgroup.procs" && exec "$CL" 20000000) & apid=$!
+	(echo "$BASHPID" >"$cgmnt/$cb/cgroup.procs" && exec "$CL" 20000000) & bpid=$!
+	"$CL" 20000000 & outpid=$!
+	rm -f cg2.data
+	"$PR" record -e cpu-clock -e task-clock -a -G "$ca,$cb" -o cg2.data -- sleep 1 2>cg2.err
+	rc=$?
+	wait $apid $bpid $outpid
+	rmdir "$cgmnt/$ca" "$cgmnt/$cb"
+	got=$(perf script -i cg2.data -F comm,pid,event 2>/dev/null | awk '$1 == "close-loop" { print $2 ":" $3 }' |
+	      sort -u | tr '\n' ' ')
+	if [ $rc = 0 ] && [ "$got" = "$apid:cpu-clock: $bpid:task-clock: " ]; then
+		ok "-a -G A,B: cpu-clock in A's close-loop ($apid) only, task-clock in B's ($bpid) only"
+	else
+		nok "-a -G A,B: an event per cgroup" "exit $rc, close-loop pid:event '$got' (A: $apid, B: $bpid, out: $outpid): $(head -2 cg2.err)"
+	fi
+fi
+
 # --max-size: stops at the size and the command with it, as perf does
 rm -f ms.data
 "$PR" record -e cpu-clock -F 20000 --max-size=200K -o ms.data -- "$CL" 200000000 2>ms.err

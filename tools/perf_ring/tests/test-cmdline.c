@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "evlist.h"
 #include "tap.h"
 
 static struct record_opts o;
@@ -33,7 +34,85 @@ static int parse(const char *first, ...)
 	events_free(&o.events);
 	free(o.pids);
 	o.pids = NULL;
+	free(o.delay_ranges);
+	o.delay_ranges = NULL;
 	return record_parse(argc - 1, argv + 1, &o);
+}
+
+/* -D: MS, -1, or perf's ranges of time to enable the events */
+static int test_delay_ranges(void)
+{
+	static const char *const bad[] = {
+		"20-10", "10-10", "10-20,15-30", "10-20,20-30", "30-40,10-20", "10-20,",
+		",10-20", "10-20,,30-40", "10-20-30", "10-", "-10-20", "a-20", "10-2x", "abc", "-2",
+	};
+
+	CHECK(!parse("-D", "100", "--", "true", NULL) && o.delay_ms == 100 && !o.ndelay_ranges,
+	      "-D 100");
+	CHECK(!parse("-D", "10-20,30-40", "--", "true", NULL) && o.ndelay_ranges == 2 &&
+	      o.delay_ms == -1 && o.delay_ranges[0].start == 10 && o.delay_ranges[0].end == 20 &&
+	      o.delay_ranges[1].start == 30 && o.delay_ranges[1].end == 40, "-D 10-20,30-40");
+	CHECK(!parse("--delay=0-5", "--", "true", NULL) && o.ndelay_ranges == 1 &&
+	      o.delay_ranges[0].start == 0 && o.delay_ranges[0].end == 5, "--delay=0-5");
+	/* the last -D wins, as perf's */
+	CHECK(!parse("-D", "10-20", "-D", "5", "--", "true", NULL) && o.delay_ms == 5 &&
+	      !o.ndelay_ranges, "-D 10-20 -D 5");
+	/* perf 6.1 takes them without a command too: from the recording's start */
+	CHECK(!parse("-a", "-D", "10-20", NULL) && o.ndelay_ranges == 1, "-a -D 10-20");
+	CHECK(!parse("-a", "-D", "10", NULL) && o.delay_ms == 10, "-a -D 10");
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		int err = parse("-D", bad[i], "--", "true", NULL);
+
+		CHECK(err == -EINVAL, "-D %s: %d, not -EINVAL (perf's 129)", bad[i], err);
+	}
+	return 0;
+}
+
+/* -G A,B,...: one cgroup per event before it, as perf's parse_cgroups() */
+static int test_cgroup_list(void)
+{
+	static const struct {
+		const char *list;
+		int i;
+		const char *name;	/* NULL: none */
+	} map[] = {
+		{ "a", 0, "a" }, { "a", 3, "a" },		/* one name: every event's */
+		{ "a,b", 0, "a" }, { "a,b", 1, "b" },
+		{ "a,b", 2, NULL },				/* fewer names: none */
+		{ "a,,b", 1, NULL }, { "a,,b", 2, "b" },	/* empty: none */
+		{ ",b", 0, NULL }, { "a,", 1, NULL },
+	};
+	char name[64];
+	int fd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		bool has = evlist_cgroup_name(map[i].list, map[i].i, name, sizeof(name));
+
+		CHECK(has == !!map[i].name && (!has || !strcmp(name, map[i].name)),
+		      "-G %s, event %d: %s, not %s", map[i].list, map[i].i, has ? name : "none",
+		      map[i].name ? map[i].name : "none");
+	}
+	CHECK(parse("-a", "-G", "x", NULL) == -EINVAL, "-G before any -e");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", "no-such-cgroup-here", NULL) == -EINVAL,
+	      "-G of a cgroup that does not exist");
+	/* the root cgroup ("."), when there is a cgroup mount to open it in */
+	fd = evlist_cgroup_open(".");
+	if (fd < 0) {
+		printf("# skipped the valid -G lists: no cgroup2 or perf_event cgroup mount\n");
+		return 0;
+	}
+	close(fd);
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ".,.", NULL) &&
+	      o.cgroup_nev == 2 && !strcmp(o.cgroup, ".,."), "-G .,. for two events");
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ",.", NULL),
+	      "-G ,. (an empty name)");
+	CHECK(!parse("-a", "-e", "cpu-clock", "-e", "task-clock", "-G", ".", "-e", "dummy",
+		     NULL) && o.cgroup_nev == 2, "-G applies to the events before it");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", ".,.", NULL) == -EINVAL,
+	      "-G with more names than events");
+	CHECK(parse("-a", "-e", "cpu-clock", "-G", ",,", NULL) == -EINVAL,
+	      "-G ,, for one event: three names");
+	return 0;
 }
 
 static int test_prefix_collisions(void)
@@ -232,5 +311,7 @@ int main(void)
 	tap_run("--no-NAME and NAME for no-NAME", test_negation);
 	tap_run("usage errors: -EINVAL (exit 129); refusals: -EOPNOTSUPP", test_usage_errors);
 	tap_run("sample fields and registers", test_sample_fields);
+	tap_run("-D MS, -1, and perf's ranges START-END,... with its errors", test_delay_ranges);
+	tap_run("-G A,B,...: a cgroup per event, as perf's parse_cgroups()", test_cgroup_list);
 	return tap_done();
 }

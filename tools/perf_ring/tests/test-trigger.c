@@ -93,6 +93,44 @@ static int test_enable_at_full(void)
 	return 0;
 }
 
+/*
+ * -D 10-20,30-40: enable at 10 ms, disable at 20, enable at 30, disable at
+ * 40; each edge queued once, when it is due (the clock moved by hand).
+ */
+static int test_enable_ranges(void)
+{
+	static const struct time_range r[] = { { 10, 20 }, { 30, 40 } };
+	static const struct {
+		u64 at_ms;
+		int nq;		/* requests queued by then */
+	} steps[] = { { 0, 0 }, { 9, 0 }, { 10, 1 }, { 15, 1 }, { 35, 3 }, { 40, 4 }, { 1000, 4 } };
+	struct trigger_opts o;
+	struct triggers t;
+	u64 t0;
+	int to;
+
+	memset(&o, 0, sizeof(o));
+	CHECK(triggers_init(&t, &o) == 0, "triggers_init: %s", fail_msg());
+	triggers_enable_ranges(&t, r, 2);
+	to = triggers_timeout(&t, 1000);
+	CHECK(to > 0 && to <= 10, "timeout %d ms before the first edge, not 1..10", to);
+	t0 = t.ranges_t0;
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++) {
+		/* pretend at_ms have passed since the start (and a bit more) */
+		t.ranges_t0 = t0 - (now_ns() - t0) - steps[i].at_ms * 1000000ULL - 100000;
+		triggers_poll(&t, 0);
+		CHECK(t.nq == steps[i].nq, "at %llu ms: %d requests, not %d",
+		      (unsigned long long)steps[i].at_ms, t.nq, steps[i].nq);
+	}
+	for (int i = 0; i < 4; i++)
+		CHECK(t.q[i].kind == (i % 2 ? REQ_DISABLE : REQ_ENABLE) &&
+		      !strcmp(t.q[i].from, "--delay"), "request %d: kind %d from %s", i,
+		      t.q[i].kind, t.q[i].from);
+	CHECK(triggers_timeout(&t, 1000) == 0, "due requests: timeout not 0");
+	triggers_close(&t);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("triggers_init installs the handlers of SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGCHLD, ignores SIGPIPE",
@@ -101,5 +139,7 @@ int main(void)
 		test_sigaction_fails);
 	tap_run("-D with the request queue full: dropped, the last queued request unchanged",
 		test_enable_at_full);
+	tap_run("-D START-END,...: enable at each start, disable at each end, each once",
+		test_enable_ranges);
 	return tap_done();
 }
