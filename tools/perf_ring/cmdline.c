@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
-#include "evlist.h"
+#include "cgroup.h"
 #include "fail.h"
 #include "prio.h"
 
@@ -769,7 +769,7 @@ static int opt_cgroup(struct pstate *s, const struct ropt *op, const char *arg, 
 				return bad("--cgroup", arg, "a cgroup name too long");
 			memcpy(name, p, len);
 			name[len] = '\0';
-			fd = evlist_cgroup_open(name);
+			fd = cgroup_open(name);
 			if (fd < 0) {
 				fprintf(stderr, "perf-ring record: %s\n", fail_msg());
 				return -EINVAL;

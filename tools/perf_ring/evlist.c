@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 
 #include "bidleak.h"
+#include "cgroup.h"
 #include "events.h"
 #include "evlist.h"
 #include "fail.h"
@@ -53,59 +54,6 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return syscall(__NR_perf_event_open, a, pid, cpu, group_fd, flags);
 }
 
-/* -G NAME: NAME under the cgroup2 mount (or cgroup v1's perf_event hierarchy) */
-int evlist_cgroup_open(const char *name)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], dir[4096], type[64], opts[1024], path[8192];
-	int fd;
-
-	if (!f)
-		return fail_set(-errno, "-G %s: /proc/self/mounts: %s", name, strerror(errno));
-	dir[0] = 0;
-	while (fscanf(f, "%255s %4095s %63s %1023s %*d %*d", dev, dir, type, opts) == 4) {
-		if (!strcmp(type, "cgroup2") ||
-		    (!strcmp(type, "cgroup") && strstr(opts, "perf_event")))
-			break;
-		dir[0] = 0;
-	}
-	fclose(f);
-	if (!dir[0])
-		return fail_set(-ENOENT, "-G %s: no cgroup2 or perf_event cgroup mount", name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return fail_set(-errno, "no access to cgroup %s: %s", path, strerror(errno));
-	return fd;
-}
-
-/*
- * -G A,B,...: as perf's parse_cgroups(), the i-th name is the i-th event's
- * (of those defined before -G); one name is every one's; an empty name, or
- * none left, leaves an event without (false).
- */
-bool evlist_cgroup_name(const char *list, int i, char *buf, size_t size)
-{
-	const char *p = list;
-	size_t len;
-
-	if (!strchr(list, ','))
-		i = 0;
-	for (; i > 0 && p; i--) {
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	if (!p)
-		return false;
-	len = strcspn(p, ",");
-	if (!len || len >= size)
-		return false;
-	memcpy(buf, p, len);
-	buf[len] = '\0';
-	return true;
-}
-
 static int cgroups_open(const struct evlist_opts *o)
 {
 	char name[4096];
@@ -113,9 +61,9 @@ static int cgroups_open(const struct evlist_opts *o)
 	for (int i = 0; i < MAX_EVENTS; i++)
 		cgroup_fds[i] = -1;
 	for (int i = 0; i < o->cgroup_nev && i < MAX_EVENTS; i++) {
-		if (!evlist_cgroup_name(o->cgroup, i, name, sizeof(name)))
+		if (!cgroup_name(o->cgroup, i, name, sizeof(name)))
 			continue;
-		cgroup_fds[i] = evlist_cgroup_open(name);
+		cgroup_fds[i] = cgroup_open(name);
 		if (cgroup_fds[i] < 0)
 			return cgroup_fds[i];
 	}

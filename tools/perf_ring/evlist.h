@@ -128,10 +128,6 @@ struct evlist {
 };
 
 #define SB_RING_BYTES (64u << 10)
-/* -G NAME: open its cgroup directory; the fd, or -errno with a message (fail.h). */
-int evlist_cgroup_open(const char *name);
-/* -G LIST: event i's cgroup name into buf; false when it has none. */
-bool evlist_cgroup_name(const char *list, int i, char *buf, size_t size);
 /* The tracking event (the one with tracks set). */
 const struct pf_event *evlist_tracker(const struct evlist *el);
 /* Does any event have role r? */

@@ -28,6 +28,7 @@
  *   tracing.c      the TRACING_DATA feature (tracepoint formats)
  *   buildid.c      build-ids of the DSOs, and perf's build-id cache
  *   bidleak.c      whether the kernel leaks the MMAP2 build-id flag
+ *   cgroup.c       -G's cgroups by name
  *   safefile.c     creating files safely as root (no link, fifo or device)
  *   counts.c       per-type record counts, the sample-id map
  *   hotplug.c      CPUs that go offline and come back

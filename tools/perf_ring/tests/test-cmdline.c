@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cmdline.h"
-#include "evlist.h"
+#include "cgroup.h"
 #include "tap.h"
 
 static struct record_opts o;
@@ -86,7 +86,7 @@ static int test_cgroup_list(void)
 	int fd;
 
 	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
-		bool has = evlist_cgroup_name(map[i].list, map[i].i, name, sizeof(name));
+		bool has = cgroup_name(map[i].list, map[i].i, name, sizeof(name));
 
 		CHECK(has == !!map[i].name && (!has || !strcmp(name, map[i].name)),
 		      "-G %s, event %d: %s, not %s", map[i].list, map[i].i, has ? name : "none",
@@ -96,7 +96,7 @@ static int test_cgroup_list(void)
 	CHECK(parse("-a", "-e", "cpu-clock", "-G", "no-such-cgroup-here", NULL) == -EINVAL,
 	      "-G of a cgroup that does not exist");
 	/* the root cgroup ("."), when there is a cgroup mount to open it in */
-	fd = evlist_cgroup_open(".");
+	fd = cgroup_open(".");
 	if (fd < 0) {
 		printf("# skipped the valid -G lists: no cgroup2 or perf_event cgroup mount\n");
 		return 0;
