@@ -457,7 +457,7 @@ def main():
                                        verdict(worst <= 0.001)))
     else:
         goals.append("| two boots of the same case | not run | within 0.1% | not measured |")
-    md += ["", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
+    md += ["", "![plot](scale-cpus.png)", "", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
     md += goals
 
     if agree_rows:
