@@ -428,23 +428,34 @@ def main():
     for m in MODES:
         fx[m].update({n: part[n][("perf-ring", m)]["fixed"] for n in part
                       if ("perf-ring", m) in part[n]})
-    if len(fx["streaming"]) >= 3:
-        for m in MODES:
-            ns = sorted(fx[m])
-            f = [fx[m][n] for n in ns]
-            s1 = (f[1] - f[0]) / (ns[1] - ns[0])
-            s2 = (f[-1] - f[-2]) / (ns[-1] - ns[-2])
-            goals.append("| perf-ring start-up, %s: instructions per added CPU, %d to %d "
-                         "CPUs against %d to %d (%.0f and %.0f) | %.2f | <= 1.25 (no faster "
-                         "than linear) | %s |" % (
-                             LABEL[m], ns[-2], ns[-1], ns[0], ns[1], s2, s1,
-                             s2 / s1 if s1 > 0 else float("inf"),
-                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
-    else:
+    if len(fx["streaming"]) < 3:
         goals.append("| perf-ring start-up against CPUs (%s M at %s CPUs) | - | no faster "
                      "than linear | not measured: the shape needs three counts |" % (
                          ", ".join(fmt_m(F[n][("perf-ring", "streaming")]["fixed"]) for n in ran),
                          ", ".join(map(str, ran))))
+    # Each count against the smallest, and each step against the one
+    # before: a row per count for the two goals in CPUs.
+    for m in MODES:
+        rn = {n: F[n][("perf-ring", m)]["marg"] for n in ran}
+        rn.update({n: part[n][("perf-ring", m)]["marg"] for n in part
+                   if ("perf-ring", m) in part[n]})
+        ns = sorted(rn)
+        for n in ns[1:]:
+            d = rn[n] / rn[ns[0]] - 1
+            goals.append("| perf-ring per-record cost, %s, %d CPUs against %d (%.1f against "
+                         "%.1f instructions) | %+.1f%% | within 5%% | %s |" % (
+                             LABEL[m], n, ns[0], rn[n], rn[ns[0]], 100 * d,
+                             verdict(abs(d) <= 0.05)))
+        ns = sorted(fx[m])
+        for i in range(2, len(ns)):
+            s1 = (fx[m][ns[i - 1]] - fx[m][ns[i - 2]]) / (ns[i - 1] - ns[i - 2])
+            s2 = (fx[m][ns[i]] - fx[m][ns[i - 1]]) / (ns[i] - ns[i - 1])
+            goals.append("| perf-ring start-up, %s, %d to %d CPUs: instructions per added "
+                         "CPU against %d to %d (%.0f against %.0f) | %.2f | <= 1.25 (no "
+                         "faster than linear) | %s |" % (
+                             LABEL[m], ns[i - 1], ns[i], ns[i - 2], ns[i - 1], s2, s1,
+                             s2 / s1 if s1 > 0 else float("inf"),
+                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
     ipb = [F[n][("perf-ring", "snap")]["cpu"] / max(F[n][("perf-ring", "snap")]["bytes"], 1)
            for n in ran]
     goals.append("| perf-ring snapshot: instructions per byte copied, largest / smallest - 1, "
