@@ -536,9 +536,9 @@ def main():
            "two boots above). The guest's clock at boot is fixed (`-rtc base=...,clock=vm`) "
            "and address-space randomization is off.",
            "- The sampled start-up profile is deterministic too, but with several vCPUs a "
-           "cpu-clock sample falls on whichever task is on its CPU when the shared clock "
-           "passes the period, so its parts are an approximation (the measured *fixed* "
-           "column is exact).",
+           "task's cpu-clock runs on the shared clock, so while other vCPUs are busy its "
+           "period also counts their instructions, and its parts are an approximation (the "
+           "measured *fixed* column is exact).",
            "- Duration (scale-duration.md) cannot be: an hour is wall-clock time on the host, "
            "and RSS over an hour is about what happens in that hour.",
            "- Event rate (the rate at which each tool first loses) cannot be under -icount: "
