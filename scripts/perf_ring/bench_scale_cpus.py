@@ -417,7 +417,7 @@ def main():
         pn = {n: F[n][("perf", m)]["marg"] for n in ran}
         pn.update({n: part[n][("perf", m)]["marg"] for n in part if ("perf", m) in part[n]})
         v, pv = list(rn.values()), list(pn.values())
-        spread = max(v) / min(v) - 1
+        spread = max(v) / min(v) - 1 if min(v) > 0 else float("inf")
         goals.append("| perf-ring per-record cost, %s, %s CPUs%s: largest / smallest - 1 "
                      "(perf record: %+.1f%% over %s CPUs) | %+.1f%% | within 5%% | %s |" % (
                          LABEL[m], ", ".join(map(str, sorted(rn))),
