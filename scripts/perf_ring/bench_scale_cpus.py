@@ -9,7 +9,11 @@ with perf in it (GUEST_PERF=1), and runs the "scale" part of
 guest-bench.sh: each tool with -a, streaming and the flight recorder, the
 workload one close(-1) loop pinned to each CPU (bench/cpu_loop.c), CALLS
 calls in all; snapshots on SIGUSR2; the recorder's memory; a cpu-clock
-profile of start-up. Under -icount the vCPUs run one at a time,
+profile of start-up. perf record runs with --no-bpf-event in the counted
+runs and the profile (its BPF side-band thread would hold every exit for
+up to a second the spinner fills with emulated instructions); its default
+is counted once, start-up and exit, and its memory is measured with its
+defaults. Under -icount the vCPUs run one at a time,
 round-robin, so the guest clock still counts instructions (of all vCPUs).
 One count boots twice (AGREE, default 4): the two boots must agree within
 0.1%.
@@ -17,7 +21,9 @@ One count boots twice (AGREE, default 4): the two boots must agree within
 Writes bench/results/scale-cpus.md and scale-cpus.png.
 Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 50000),
 AGREE (the count booted twice; empty for none), SCALE_TIMEOUT (seconds per
-boot, default 14400), REUSE=1 (tables from the last logs), SCALE_NOTE (a
+boot, default 14400), REUSE=1 (tables from the last logs), SCALE_BOOT=1
+(only boot each count with nothing run, for the boot's own wall time,
+into cpus<N>-boot.log; then REUSE=1 reports it), SCALE_NOTE (a
 sentence on how the logs were made, for a run that differs from the
 above). A count whose
 boot did not finish in time is reported as not run, with the time it ran."""
@@ -75,10 +81,10 @@ def mem_mb(n):
     return 1024 + 48 * n
 
 
-def boot(n, logf):
+def boot(n, logf, part="scale"):
     env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(NR_CPUS), BENCH_SMP=str(n),
                QEMU_MEM="%dM" % mem_mb(n),
-               QEMU_APPEND="perf_ring.bench=scale perf_ring.calls=%d" % CALLS)
+               QEMU_APPEND="perf_ring.bench=%s perf_ring.calls=%d" % (part, CALLS))
     t = time.time()
     r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(TMO)],
                        env=env, stdout=subprocess.DEVNULL)
@@ -88,7 +94,7 @@ def boot(n, logf):
     return r.returncode == 0
 
 
-def parse(logf):
+def parse(logf, partial=False):
     """rec {(tool, mode): {...}}, snap {(tool, mode): {...}}, mem {(tool,
     mode): {...}}, profiles {"tool mode/0": [lines]}, the # scale line."""
     rec, snap, mem, prof, head, cur = {}, {}, {}, {}, "", None
@@ -109,6 +115,8 @@ def parse(logf):
                 head = line[2:]
             elif line.startswith(("rec tool=", "snap tool=", "mem tool=")):
                 if kv.get("status") != "0":
+                    if partial:
+                        continue
                     die("%s: %s" % (os.path.basename(logf), line))
                 d = {k: int(v) for k, v in kv.items() if re.fullmatch(r"-?\d+", v)}
                 {"rec": rec, "snap": snap, "mem": mem}[line.split()[0]][(kv["tool"], kv["mode"])] = d
@@ -160,6 +168,28 @@ def figures(r):
     return out
 
 
+def partial_figures(r):
+    """The per-record and fixed figures of each tool and mode whose four
+    counted runs a boot that ran out of time still finished, or None."""
+    rec = r[0]
+    need = [("none", "none/%d" % CALLS), ("none", "none/0")]
+    if any(k not in rec for k in need):
+        return None
+    base, base0 = rec[need[0]]["busy"], rec[need[1]]["busy"]
+    out = {}
+    for tool in TOOLS:
+        for m in MODES:
+            ka, kb_ = (tool, "%s/%d" % (m, CALLS)), (tool, "%s/0" % m)
+            if ka not in rec or kb_ not in rec:
+                continue
+            a, b = rec[ka], rec[kb_]
+            n = a["samples"] if m == "streaming" else 2 * CALLS
+            out[(tool, m)] = {"fixed": b["busy"] - base0, "kept": a["samples"],
+                              "lost": a["lost"],
+                              "marg": ((a["busy"] - b["busy"]) - (base - base0)) / max(n, 1)}
+    return out or None
+
+
 def fmt_m(x):
     return "%.2f" % (x / 1e6)
 
@@ -174,6 +204,11 @@ def main():
         log("kernel post-cpus64 (CONFIG_NR_CPUS=%d) and its initramfs with perf" % NR_CPUS)
         subprocess.run(["make", "-s", "-C", ROOT, "initramfs", "KERNEL=post",
                         "NR_CPUS=%d" % NR_CPUS], env=dict(os.environ, GUEST_PERF="1"), check=True)
+        if os.environ.get("SCALE_BOOT"):
+            for n in CPUS:
+                log("-smp %d: the boot alone (%d MB)" % (n, mem_mb(n)))
+                boot(n, os.path.join(RAW, "cpus%d-boot.log" % n), "boot")
+            return
         order = [(n, 1) for n in CPUS]
         if agree is not None:
             order.insert(CPUS.index(agree) + 1, (agree, 2))
@@ -185,7 +220,7 @@ def main():
                 if n == max(CPUS):
                     continue
                 die("-smp %d did not finish (console: %s)" % (n, lf))
-    res, walls, notrun = {}, {}, {}
+    res, walls, notrun, part = {}, {}, {}, {}
     for n in CPUS:
         wf = logs[n] + ".wall"
         walls[n] = open(wf).read().split() if os.path.exists(wf) else None
@@ -196,6 +231,10 @@ def main():
                 ok = False
         if not ok:
             notrun[n] = walls[n]
+            if os.path.exists(logs[n]):
+                pf = partial_figures(parse(logs[n], partial=True))
+                if pf:
+                    part[n] = pf
             continue
         res[n] = (r, figures(r))
     if not res:
@@ -251,7 +290,14 @@ def main():
           "is written and the work is the same at every count. Both tools: `record -q -a -e "
           "'raw_syscalls:*'` with their default buffers (128 data pages, 512 KiB, per CPU: "
           "perf's default for root from perf_event_mlock_kb = 516, perf-ring's documented "
-          "default), streaming and `--overwrite`. Guest: `%s`." % (CALLS, CALLS, head), "",
+          "default), streaming and `--overwrite`; perf record with `--no-bpf-event` "
+          "(perf-record(1)) in every counted run and in the profile: its BPF side-band "
+          "thread polls with a one-second timeout and holds perf's exit until it returns, "
+          "a second that the spinner must fill with a billion emulated instructions per "
+          "run, the most expensive part of a boot for the host; what the thread costs "
+          "perf in instructions is counted once, in *perf's BPF side-band* below, and the "
+          "memory columns are perf's defaults, side-band buffers included. Guest: `%s`."
+          % (CALLS, CALLS, head), "",
           "Columns: *fixed* is start-up and exit, the instructions of `record -a -- cpu_loop 0` "
           "less the bare `cpu_loop 0`; *per record* is (instructions with %d calls - with 0 calls) - "
           "(the same for the bare loop), divided by the records kept (streaming) or by the "
@@ -289,15 +335,28 @@ def main():
                           format(b["mem"].get("rss_kb", 0), ",")))
     for n in sorted(notrun):
         w = notrun[n]
-        md.append("| %d | not run | %s | | | | | | | | | | | |" % (
-            n, "the boot was stopped after %s s (no result)" % w[1] if w
-            else "not booted in this run"))
+        stopped = ("the boot was stopped after %s s" % w[1]) if w else "not booted in this run"
+        if n not in part:
+            md.append("| %d | not run | %s (no result) | | | | | | | | | | | |" % (n, stopped))
+            continue
+        for m in MODES:
+            a, b = part[n].get(("perf", m)), part[n].get(("perf-ring", m))
+
+            def c(x, f):
+                return f(x) if x else "not reached"
+            md.append("| %d | %s (partial: %s) | %s | %s | %s | %s | %s | %s | | | | | | |" % (
+                n, LABEL[m], stopped, c(a, lambda x: fmt_m(x["fixed"])),
+                c(b, lambda x: fmt_m(x["fixed"])), c(a, lambda x: "%.1f" % x["marg"]),
+                c(b, lambda x: "%.1f" % x["marg"]),
+                c(a, lambda x: "%d / %d" % (x["kept"], x["lost"])),
+                c(b, lambda x: "%d / %d" % (x["kept"], x["lost"]))))
 
     # Start-up parts.
     md += ["", "## Start-up and exit, by part", "",
-           "cpu-clock samples every %d instructions of the whole guest around `record -a -- "
-           "cpu_loop 0` (perf under another name, `prof record -a -c %d`), the recorder's "
-           "own threads only, kernel symbols grouped: *open* (perf_event_open and the "
+           "cpu-clock samples every %d instructions of the recorder and its children, "
+           "inherited, around `record -a -- cpu_loop 0` (perf under another name, `prof "
+           "record -c %d`, not `-a`, whose every idle vCPU would take a sample each period), "
+           "the recorder's own threads only, kernel symbols grouped: *open* (perf_event_open and the "
            "tracepoint's set-up), *mmap* (perf_mmap, the buffers' pages and their faults), "
            "*synthesis* (/proc and kallsyms read and formatted), *other* (exec, the "
            "recorder's user space, exit). Millions of instructions; sampled, about 0.02 M "
@@ -352,29 +411,51 @@ def main():
     goals = []
     lo, hi = ran[0], ran[-1]
     for m in MODES:
-        v = [F[n][("perf-ring", m)]["marg"] for n in ran]
-        spread = max(v) / min(v) - 1
-        pv = [F[n][("perf", m)]["marg"] for n in ran]
-        goals.append("| perf-ring per-record cost, %s, %d to %d CPUs: largest / smallest - 1 "
-                     "(perf record: %+.1f%%) | %+.1f%% | within 5%% | %s |" % (
-                         LABEL[m], lo, hi, 100 * (max(pv) / min(pv) - 1), 100 * spread,
-                         verdict(spread <= 0.05)))
-    if len(ran) >= 3:
-        for m in MODES:
-            f = [F[n][("perf-ring", m)]["fixed"] for n in ran]
-            s1 = (f[1] - f[0]) / (ran[1] - ran[0])
-            s2 = (f[-1] - f[-2]) / (ran[-1] - ran[-2])
-            goals.append("| perf-ring start-up, %s: instructions per added CPU, %d to %d "
-                         "CPUs against %d to %d (%.0f and %.0f) | %.2f | <= 1.25 (no faster "
-                         "than linear) | %s |" % (
-                             LABEL[m], ran[-2], ran[-1], ran[0], ran[1], s2, s1,
-                             s2 / s1 if s1 > 0 else float("inf"),
-                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
-    else:
+        rn = {n: F[n][("perf-ring", m)]["marg"] for n in ran}
+        rn.update({n: part[n][("perf-ring", m)]["marg"] for n in part
+                   if ("perf-ring", m) in part[n]})
+        pn = {n: F[n][("perf", m)]["marg"] for n in ran}
+        pn.update({n: part[n][("perf", m)]["marg"] for n in part if ("perf", m) in part[n]})
+        v, pv = list(rn.values()), list(pn.values())
+        spread = max(v) / min(v) - 1 if min(v) > 0 else float("inf")
+        goals.append("| perf-ring per-record cost, %s, %s CPUs%s: largest / smallest - 1 "
+                     "(perf record: %+.1f%% over %s CPUs) | %+.1f%% | within 5%% | %s |" % (
+                         LABEL[m], ", ".join(map(str, sorted(rn))),
+                         " (partial boots included)" if set(rn) - set(ran) else "",
+                         100 * (max(pv) / min(pv) - 1), ", ".join(map(str, sorted(pn))),
+                         100 * spread, verdict(spread <= 0.05)))
+    fx = {m: {n: F[n][("perf-ring", m)]["fixed"] for n in ran} for m in MODES}
+    for m in MODES:
+        fx[m].update({n: part[n][("perf-ring", m)]["fixed"] for n in part
+                      if ("perf-ring", m) in part[n]})
+    if len(fx["streaming"]) < 3:
         goals.append("| perf-ring start-up against CPUs (%s M at %s CPUs) | - | no faster "
                      "than linear | not measured: the shape needs three counts |" % (
                          ", ".join(fmt_m(F[n][("perf-ring", "streaming")]["fixed"]) for n in ran),
                          ", ".join(map(str, ran))))
+    # Each count against the smallest, and each step against the one
+    # before: a row per count for the two goals in CPUs.
+    for m in MODES:
+        rn = {n: F[n][("perf-ring", m)]["marg"] for n in ran}
+        rn.update({n: part[n][("perf-ring", m)]["marg"] for n in part
+                   if ("perf-ring", m) in part[n]})
+        ns = sorted(rn)
+        for n in ns[1:]:
+            d = rn[n] / rn[ns[0]] - 1
+            goals.append("| perf-ring per-record cost, %s, %d CPUs against %d (%.1f against "
+                         "%.1f instructions) | %+.1f%% | within 5%% | %s |" % (
+                             LABEL[m], n, ns[0], rn[n], rn[ns[0]], 100 * d,
+                             verdict(abs(d) <= 0.05)))
+        ns = sorted(fx[m])
+        for i in range(2, len(ns)):
+            s1 = (fx[m][ns[i - 1]] - fx[m][ns[i - 2]]) / (ns[i - 1] - ns[i - 2])
+            s2 = (fx[m][ns[i]] - fx[m][ns[i - 1]]) / (ns[i] - ns[i - 1])
+            goals.append("| perf-ring start-up, %s, %d to %d CPUs: instructions per added "
+                         "CPU against %d to %d (%.0f against %.0f) | %.2f | <= 1.25 (no "
+                         "faster than linear) | %s |" % (
+                             LABEL[m], ns[i - 1], ns[i], ns[i - 2], ns[i - 1], s2, s1,
+                             s2 / s1 if s1 > 0 else float("inf"),
+                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
     ipb = [F[n][("perf-ring", "snap")]["cpu"] / max(F[n][("perf-ring", "snap")]["bytes"], 1)
            for n in ran]
     goals.append("| perf-ring snapshot: instructions per byte copied, largest / smallest - 1, "
@@ -387,7 +468,7 @@ def main():
                                        verdict(worst <= 0.001)))
     else:
         goals.append("| two boots of the same case | not run | within 0.1% | not measured |")
-    md += ["", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
+    md += ["", "![plot](scale-cpus.png)", "", "## Goals", "", "| goal | value | target | verdict |", "| --- | ---: | --- | --- |"]
     md += goals
 
     if agree_rows:
@@ -410,6 +491,43 @@ def main():
                     n, run, w[0] if w else "-",
                     "%dm%02ds" % divmod(int(float(w[1])), 60) if w else "not booted"))
 
+    sb = [(n, res[n][0][0].get(("perf", "bpf-sb/0"))) for n in ran]
+    sb = [(n, x) for n, x in sb if x]
+    if sb:
+        md += ["", "## perf's BPF side-band", "",
+               "`perf record -a -- cpu_loop 0` with perf's defaults (the side-band thread "
+               "for BPF events: a dummy event and a buffer per CPU, and a thread that polls "
+               "them with a one-second timeout) against the same with `--no-bpf-event`, as "
+               "counted above; busy instructions, the idle wait at exit not among them.", "",
+               "| CPUs | default, fixed, M | --no-bpf-event, fixed, M | the side-band, M |",
+               "| ---: | ---: | ---: | ---: |"]
+        for n, x in sb:
+            d = x["busy"] - F[n]["base0"]
+            md.append("| %d | %s | %s | %s |" % (n, fmt_m(d), fmt_m(F[n][("perf", "streaming")]["fixed"]),
+                                              fmt_m(d - F[n][("perf", "streaming")]["fixed"])))
+    bt = []
+    for n in CPUS:
+        wf = os.path.join(RAW, "cpus%d-boot.log.wall" % n)
+        if os.path.exists(wf):
+            w = open(wf).read().split()
+            up = ""
+            with open(os.path.join(RAW, "cpus%d-boot.log" % n), errors="replace") as fh:
+                for ln in fh:
+                    mm = re.search(r"# boot: .* uptime ([0-9.]+) s", ln)
+                    if mm:
+                        up = mm.group(1)
+            bt.append("| %d | %s | %s | %s |" % (n, w[0], up or "-",
+                                                 "%dm%02ds" % divmod(int(float(w[1])), 60)))
+    if bt:
+        md += ["", "## The boot alone", "",
+               "Each count booted with nothing run (`SCALE_BOOT=1`, guest-bench.sh's *boot* "
+               "part): the guest's uptime when it is up (seconds of guest clock, about "
+               "instructions/10^9 under -icount, idle jumps included) and the host's wall "
+               "time of the whole boot, from QEMU's start to its exit, on this shared host "
+               "(wall time is not a benchmark here; it says what a boot costs to run).", "",
+               "| CPUs | exit | guest uptime, s | host wall time |", "| ---: | ---: | ---: | ---: |"]
+        md += bt
+
     md += extrapolation(F, ran)
     md += ["", "## What can be deterministic", "",
            "- CPUs (this file): yes. Under -icount QEMU runs the vCPUs one after another in "
@@ -418,9 +536,9 @@ def main():
            "two boots above). The guest's clock at boot is fixed (`-rtc base=...,clock=vm`) "
            "and address-space randomization is off.",
            "- The sampled start-up profile is deterministic too, but with several vCPUs a "
-           "cpu-clock sample falls on whichever task is on its CPU when the shared clock "
-           "passes the period, so its parts are an approximation (the measured *fixed* "
-           "column is exact).",
+           "task's cpu-clock runs on the shared clock, so while other vCPUs are busy its "
+           "period also counts their instructions, and its parts are an approximation (the "
+           "measured *fixed* column is exact).",
            "- Duration (scale-duration.md) cannot be: an hour is wall-clock time on the host, "
            "and RSS over an hour is about what happens in that hour.",
            "- Event rate (the rate at which each tool first loses) cannot be under -icount: "
@@ -471,14 +589,15 @@ def extrapolation(F, ran):
         for m in MODES:
             a, b = fit(ran, [F[n][(tool, m)]["fixed"] for n in ran])
             ring = F[ran[-1]][(tool, m)]["mem"].get("ring_kb", 0) / ran[-1]
-            rows.append("| %s | %s | %s + %s x CPUs | %s | %s |" % (
-                tool, LABEL[m], fmt_m(a), "%.3f M" % (b / 1e6), fmt_m(a + 256 * b),
-                format(int(ring * 256), ",")))
+            rows.append("| %s | %s | %s + %s x CPUs | %s | %s | %s | %s |" % (
+                tool, LABEL[m], fmt_m(a), "%.3f M" % (b / 1e6), fmt_m(a + 64 * b),
+                fmt_m(a + 256 * b), format(int(ring * 64), ","), format(int(ring * 256), ",")))
     md += ["Start-up fitted as a + b x CPUs (least squares over %s CPUs) and the ring "
-           "mappings per CPU at %d CPUs, carried to 256 CPUs. **Extrapolation, not "
+           "mappings per CPU at %d CPUs, carried to 64 and 256 CPUs. **Extrapolation, not "
            "measured.**" % (", ".join(map(str, ran)), ran[-1]), "",
-           "| tool | mode | start-up and exit, fitted | at 256 CPUs, M instructions | "
-           "ring mappings at 256 CPUs, kB |", "| --- | --- | --- | ---: | ---: |"] + rows
+           "| tool | mode | start-up and exit, fitted | at 64 CPUs, M instructions | at 256 "
+           "CPUs, M instructions | ring mappings at 64 CPUs, kB | at 256 CPUs, kB |",
+           "| --- | --- | --- | ---: | ---: | ---: | ---: |"] + rows
     p, r = F[ran[-1]][("perf", "streaming")], F[ran[-1]][("perf-ring", "streaming")]
     md += ["",
            "Seed 003 (perf's multithreaded synthesis, 2017) took perf record's start-up "

@@ -304,6 +304,8 @@ def write_md(tab, rates, worst, ncase, ndiff, fixed):
               "removed) would fill a CPU of its own; perf's figure includes its build-id pass "
               "after the recording, so its reader alone would saturate later than that.")
     md.append("")
+    md.append("![plot](scale-rate.png)")
+    md.append("")
     md.append("## Goals\n")
     md.append("| goal | value | verdict |")
     md.append("| --- | --- | --- |")
