@@ -22,7 +22,7 @@
 #define RSZ 1024u		/* each buffer */
 #define NRING 2
 #define NFD 4
-#define MAXSEQ 256
+#define MAXSEQ 1024		/* records one test writes, at most */
 #define S_SIZE 48		/* sample: id, ip (= seq), tid, time, padding */
 #define SB_SIZE 64		/* side-band record: seq, padding, sample_id tid, time, id */
 #define U_SIZE 16		/* untimed record: seq */
@@ -98,6 +98,10 @@ static void put(struct rig *g, int ring, const void *rec, u16 len)
 {
 	struct tring *r = &g->r[ring];
 
+	if (g->seq >= MAXSEQ) {
+		fprintf(stderr, "test-snapshot: more than %d records in one test\n", MAXSEQ);
+		abort();
+	}
 	r->head -= len;
 	for (u16 i = 0; i < len; i++)
 		r->data[(r->head + i) & (RSZ - 1)] = ((const char *)rec)[i];
