@@ -138,6 +138,27 @@ static struct wslot *get_slot(struct writer *w)
 }
 
 /*
+ * The cuts a file keeps: a recording that runs for hours makes millions,
+ * and the list must not grow with them.  A write fails, and a cut back
+ * starts, at the newest writes (those in flight: at most 2 cuts each, of
+ * up to 256 slots), so the newer half is kept exact; a cut back for room
+ * for the feature sections walks back from there.  The older half is
+ * thinned to every other cut, the oldest kept: each thinning doubles the
+ * spacing of the oldest cuts, which only makes a long walk back coarser.
+ */
+#define CUTS_MAX 16384
+
+static void thin_cuts(struct writer *w)
+{
+	size_t half = w->ncuts / 2, k = 0;
+
+	for (size_t i = 0; i < half; i += 2)
+		w->cuts[k++] = w->cuts[i];
+	memmove(w->cuts + k, w->cuts + half, (w->ncuts - half) * sizeof(*w->cuts));
+	w->ncuts = k + w->ncuts - half;
+}
+
+/*
  * off (from the data start) is a place where the data may end: every
  * record before it is whole, in the file and, compressed, in the
  * decompressed stream.  A cut that cannot be noted (no memory) only
@@ -147,6 +168,8 @@ static void add_cut(struct writer *w, u64 off)
 {
 	if (w->ncuts && w->cuts[w->ncuts - 1] >= off)
 		return;
+	if (w->ncuts == CUTS_MAX)
+		thin_cuts(w);
 	if (w->ncuts == w->cap_cuts) {
 		size_t cap = w->cap_cuts ? w->cap_cuts * 2 : 1024;
 		u64 *n = realloc(w->cuts, cap * sizeof(*n));
@@ -599,7 +622,7 @@ void writer_get_stats(const struct writer *w, struct writer_stats *s)
 {
 	*s = (struct writer_stats){
 		.raw_bytes = w->raw_bytes, .out_bytes = w->out_bytes,
-		.nwrites = w->nwrites, .retries = w->retries,
+		.nwrites = w->nwrites, .retries = w->retries, .ncuts = w->ncuts,
 		.get_wait_ns = w->get_wait_ns, .comp_ns = w->comp_ns, .write_ns = w->write_ns,
 	};
 }

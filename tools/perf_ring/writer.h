@@ -93,6 +93,7 @@ struct writer_stats {
 	u64 nwrites, retries;		/* retries: writes done again by hand */
 	u64 get_wait_ns;		/* writer_get() waiting for a free chunk */
 	u64 comp_ns, write_ns;
+	u64 ncuts;			/* places the data may be cut at, held now */
 };
 /*
  * From writer_start() on, also after writer_finish(), until writer_free();

@@ -603,6 +603,55 @@ static int test_start_keeps_sigmask(void)
 	return 0;
 }
 
+/*
+ * A long recording makes a cut per write: the list of them stays bounded,
+ * the newest are exact (a failed write is one of the newest), and an old
+ * one is still a place between records.
+ */
+static int test_cuts_bounded(void)
+{
+	struct writer_opts o = { .aio = 0, .level = 0, .chunk_size = 4096, .nchunks = 4 };
+	const u64 n = 100000, rec = 64;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = rec };
+	struct writer_stats st;
+	struct writer *w;
+	char path[4096];
+	u64 size = 0, b;
+	int fd, err;
+
+	tap_tmpname(path, sizeof(path), "perf-ring-w");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	err = writer_start(&w, fd, 0, &o);
+	CHECK(!err, "writer_start: %s", strerror(-err));
+	for (u64 i = 0; i < n; i++) {
+		struct chunk *c = writer_get(w);
+
+		CHECK(c, "no chunk at write %llu", (unsigned long long)i);
+		memset(c->buf, 0, rec);
+		memcpy(c->buf, &h, sizeof(h));
+		c->len = rec;
+		writer_put(w, c);
+	}
+	err = writer_finish(w, &size);
+	writer_get_stats(w, &st);
+	CHECK(!err && size == n * rec, "finish %d, %llu bytes", err, (unsigned long long)size);
+	CHECK(st.nwrites == n, "%llu writes", (unsigned long long)st.nwrites);
+	CHECK(st.ncuts <= 16384, "%llu cuts held after %llu writes", (unsigned long long)st.ncuts,
+	      (unsigned long long)n);
+	b = writer_boundary_before(w, size);
+	CHECK(b == size - rec, "newest cut %llu, not %llu", (unsigned long long)b,
+	      (unsigned long long)(size - rec));
+	b = writer_boundary_before(w, size - 1000 * rec);
+	CHECK(b == size - 1001 * rec, "cut 1000 writes back %llu", (unsigned long long)b);
+	b = writer_boundary_before(w, 10 * rec + 1);
+	CHECK(b <= 10 * rec && b % rec == 0, "old cut %llu", (unsigned long long)b);
+	writer_free(w);
+	close(fd);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("io_uring writes, in order, complete", test_uring);
@@ -614,6 +663,8 @@ int main(void)
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
 	tap_run("one writer restarted for each of several files: each whole, nothing allocated anew",
 		test_restart);
+	tap_run("a cut per write over 100,000 writes: the list bounded, the newest exact",
+		test_cuts_bounded);
 	tap_run("a failed write is reported with the data size before it", test_failure);
 	tap_run("zstd, the disk full: the data kept ends on a whole record", test_full_disk_zstd);
 	tap_run("a start that fails at its thread gives back its buffers and io_uring",
