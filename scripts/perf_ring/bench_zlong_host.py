@@ -24,12 +24,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
-TOOLS = os.path.join(BUILD, "tools", "perf_ring")
-PERF_RING = os.path.join(TOOLS, "perf-ring")
-CLOSE_LOOP = os.path.join(TOOLS, "close-loop")
+from bench_lib import BUILD, CLOSE_LOOP, PERF_RING, ROOT
 SCRATCH = os.environ.get("SCRATCH", os.path.join(BUILD, "zlong-host"))
 CALLS = int(os.environ.get("CALLS", "3000000"))
 ROUNDS = int(os.environ.get("ROUNDS", "4"))
@@ -56,6 +51,13 @@ def timed(cmd):
             os._exit(127)
     _, status, ru = os.wait4(pid, 0)
     return time.perf_counter() - t, ru.ru_utime + ru.ru_stime, os.waitstatus_to_exitcode(status)
+
+
+def rm_out(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def readback(path):
@@ -99,20 +101,14 @@ def main():
             timed([c if c != str(CALLS) else "1000" for c in cmd])
     for r in range(ROUNDS):
         for m, t, cmd in cases:
-            try:
-                os.unlink(out)
-            except FileNotFoundError:
-                pass
+            rm_out(out)
             wall, cpu, st = timed(cmd)
             if st != 0:
                 # once more: perf record 6.1 has been seen to abort here
                 # while other recorders ran beside it; the failure is counted
                 failed.append("%s %s: exit %d" % (t, m, st))
                 log("exit %d: %s; once more" % (st, " ".join(cmd)))
-                try:
-                    os.unlink(out)
-                except FileNotFoundError:
-                    pass
+                rm_out(out)
                 wall, cpu, st = timed(cmd)
                 if st != 0:
                     sys.exit("zlong-host: exit %d again: %s" % (st, " ".join(cmd)))

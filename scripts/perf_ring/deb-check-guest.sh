@@ -11,6 +11,10 @@ set -u
 exec >/dev/ttyS0 2>&1
 
 st=/var/lib/deb-check
+# the package beside this script's prefix (deb-check.sh puts it there), and
+# the outputs of this boot in a directory of its own
+share=$(dirname "$(dirname "$(readlink -f "$0")")")/share/deb-check
+T=$(mktemp -d)
 mkdir -p "$st"
 N=$(cat "$st/n" 2>/dev/null || echo 0)
 FAIL=$(cat "$st/fail" 2>/dev/null || echo 0)
@@ -36,11 +40,11 @@ if [ ! -e "$st/boot1" ]; then
 	touch "$st/boot1"
 
 	step "1. apt install ./perf-ring_*.deb"
-	deb=$(ls /root/perf-ring_*.deb)
-	if apt-get install -y "$deb" >/tmp/apt.log 2>&1 && dpkg -s perf-ring >/dev/null; then
+	deb=$(ls "$share"/perf-ring_*.deb)
+	if apt-get install -y "$deb" >$T/apt.log 2>&1 && dpkg -s perf-ring >/dev/null; then
 		ok "apt install $(basename "$deb")"
 	else
-		nok "apt install $(basename "$deb")" "$(tail -5 /tmp/apt.log)"
+		nok "apt install $(basename "$deb")" "$(tail -5 $T/apt.log)"
 	fi
 	getent group perf-ring >/dev/null && ok "postinst created the perf-ring group: $(getent group perf-ring)" ||
 		nok "postinst created the perf-ring group"
@@ -86,28 +90,28 @@ if [ ! -e "$st/boot1" ]; then
 		nok "status answers" "$s"
 
 	step "4. the snapshot decodes with the guest's perf; perf ring report"
-	perf script -i "$snap" >/tmp/script.out 2>/tmp/script.err
+	perf script -i "$snap" >$T/script.out 2>$T/script.err
 	rc=$?
-	n=$(wc -l </tmp/script.out)
-	nf=$(grep -c ' find ' /tmp/script.out)
-	if [ $rc = 0 ] && [ "$n" -gt 0 ] && [ "$nf" -gt 0 ] && ! grep -qiE 'error|invalid|unexpected' /tmp/script.err; then
+	n=$(wc -l <$T/script.out)
+	nf=$(grep -c ' find ' $T/script.out)
+	if [ $rc = 0 ] && [ "$n" -gt 0 ] && [ "$nf" -gt 0 ] && ! grep -qiE 'error|invalid|unexpected' $T/script.err; then
 		ok "perf script: $n samples, $nf of the workload's find"
 	else
-		nok "perf script decodes the snapshot" "exit $rc, $n samples, $nf find: $(head -3 /tmp/script.err)"
+		nok "perf script decodes the snapshot" "exit $rc, $n samples, $nf find: $(head -3 $T/script.err)"
 	fi
-	head -3 /tmp/script.out | sed 's/^/#   /'
-	nk=$(grep -c '(\[kernel.kallsyms\])' /tmp/script.out)
-	nku=$(grep -c '\[unknown\] (\[kernel.kallsyms\])' /tmp/script.out)
+	head -3 $T/script.out | sed 's/^/#   /'
+	nk=$(grep -c '(\[kernel.kallsyms\])' $T/script.out)
+	nku=$(grep -c '\[unknown\] (\[kernel.kallsyms\])' $T/script.out)
 	[ "$nk" -gt 0 ] && [ "$nku" -lt $((nk / 10 + 1)) ] &&
 		ok "kernel samples resolve under the service's capabilities: $nk in the kernel, $nku unresolved" ||
 		nok "kernel samples resolve" "$nk in the kernel, $nku [unknown]"
-	perf report -i "$snap" --stdio --sort comm,dso 2>/tmp/report.err | grep -v '^#' | grep -v '^$' | head -5 | sed 's/^/#   /'
-	perf report -i "$snap" --stdio >/dev/null 2>/tmp/report.err && ok "perf report --stdio reads it" ||
-		nok "perf report reads it" "$(head -3 /tmp/report.err)"
-	if perf ring report -i "$snap" >/tmp/pr.out 2>&1 && grep -q 'SAMPLE events' /tmp/pr.out; then
-		ok "perf ring report -i: $(grep -m1 'SAMPLE events' /tmp/pr.out | tr -s ' ')"
+	perf report -i "$snap" --stdio --sort comm,dso 2>$T/report.err | grep -v '^#' | grep -v '^$' | head -5 | sed 's/^/#   /'
+	perf report -i "$snap" --stdio >/dev/null 2>$T/report.err && ok "perf report --stdio reads it" ||
+		nok "perf report reads it" "$(head -3 $T/report.err)"
+	if perf ring report -i "$snap" >$T/pr.out 2>&1 && grep -q 'SAMPLE events' $T/pr.out; then
+		ok "perf ring report -i: $(grep -m1 'SAMPLE events' $T/pr.out | tr -s ' ')"
 	else
-		nok "perf ring report" "$(head -3 /tmp/pr.out)"
+		nok "perf ring report" "$(head -3 $T/pr.out)"
 	fi
 
 	step "5. a user outside the group is refused"

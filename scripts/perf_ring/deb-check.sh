@@ -27,7 +27,8 @@ rm -rf "$root" "$W/disk.img"
 mkdir -p "$root"
 pr_log "unpacking the rootfs"
 tar --numeric-owner -xpf "$W/rootfs.tar" -C "$root"
-cp "$deb" "$root/root/"
+mkdir -p "$root/usr/local/share/deb-check"
+cp "$deb" "$root/usr/local/share/deb-check/"
 install -m 0755 "$PR_ROOT/scripts/perf_ring/deb-check-guest.sh" "$root/usr/local/sbin/deb-check-guest"
 cat >"$root/etc/systemd/system/deb-check.service" <<'UNIT'
 [Unit]
