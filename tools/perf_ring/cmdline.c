@@ -944,8 +944,10 @@ static const struct ropt table[] = {
 	BOOL(0, "namespaces", namespaces, "Record namespaces events"),
 	BOOL(0, "no-bpf-event", no_bpf_event, "do not record bpf events"),
 	BOOL(0, "no-buffering", no_buffering, "collect data without buffering"),
-	OPT(0, "num-thread-synthesize", SUP_PERF, ARG_REQ, 0, "n", opt_threads_n,
-	    FIELD(synth_threads), 0, NULL, "number of threads to run for event synthesis"),
+	OPT(0, "num-thread-synthesize", SUP_DIFFERS, ARG_REQ, 0, "n", opt_threads_n,
+	    FIELD(synth_threads), 0,
+	    "N as perf; without it, one thread per online CPU (perf: one thread), capped at "
+	    "the number of processes", "number of threads to run for event synthesis"),
 	OPT(0, "off-cpu", SUP_PERF, ARG_NONE, 0, NULL, opt_warn, 0, 0,
 	    "option is being ignored because perf-ring has no BPF skeleton (as Debian's perf "
 	    "6.1: no BUILD_BPF_SKEL=1)", "Enable off-cpu analysis"),
