@@ -34,8 +34,13 @@ steps=(
 )
 [ -n "${CHECK_STEPS:-}" ] && mapfile -t steps < <(printf '%s\n' "${steps[@]}" | grep -E "$CHECK_STEPS")
 
+# Each step's output also goes to a log, so the lines that say why a step
+# failed can be shown again below the table: a CI excerpt keeps only the end.
+logs=$PR_BUILD/check
+mkdir -p "$logs"
 t_all=$(date +%s)
 results=()
+failed_logs=()
 failed=0
 i=0
 for s in "${steps[@]}"; do
@@ -44,11 +49,24 @@ for s in "${steps[@]}"; do
 	cmd=${s#*|}
 	printf '\n==> [%d/%d] %s (%s)\n' "$i" "${#steps[@]}" "$name" "$cmd"
 	t0=$(date +%s)
-	if bash -c "$cmd"; then r=PASS; else r=FAIL; failed=$((failed + 1)); fi
+	log=$logs/step-$i.log
+	if bash -c "$cmd" 2>&1 | tee "$log"; then
+		r=PASS
+	else
+		r=FAIL
+		failed=$((failed + 1))
+		failed_logs+=("$name|$log")
+	fi
 	results+=("$(printf '%-4s %8s  %s' "$r" "$(pr_elapsed "$t0")" "$name")")
 	printf '<== %s: %s in %s\n' "$name" "$r" "$(pr_elapsed "$t0")"
 done
 
 printf '\nmake check: %d step(s), %d failed, %s in all\n' "${#steps[@]}" "$failed" "$(pr_elapsed "$t_all")"
 printf '  %s\n' "${results[@]}"
+for f in "${failed_logs[@]}"; do
+	printf '\n--- why "%s" failed: the lines that name a failure, then its last 25 lines\n' "${f%%|*}"
+	grep -n -E -i 'fail|error|traceback|not ok|assert' "${f#*|}" | tail -n 25
+	echo '...'
+	tail -n 25 "${f#*|}"
+done
 [ "$failed" -eq 0 ]
