@@ -45,7 +45,7 @@ if [ "${ARCH:-}" = i386 ] && [ ! -x "$bb32" ]; then
 	pr_log "fetching busybox-static:i386 into ${bb32%/bin/busybox}"
 	if ! dpkg --print-foreign-architectures | grep -qx i386; then
 		dpkg --add-architecture i386
-		apt-get update -qq >/dev/null
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
 	fi
 	d=$(mktemp -d)
 	chmod 755 "$d"	# apt's download user writes there
@@ -91,8 +91,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] || pr_die "missing packages (${missing[*]}); run 'make deps' as root"
 	pr_log "installing: ${missing[*]}"
 	# A new machine has no package lists yet; refresh them once per run.
-	if ! { apt-get update -qq &&
-	       apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+	# Another apt (a second make deps, unattended upgrades) may hold the
+	# dpkg lock: wait for it, up to 10 minutes, rather than fail.
+	lock=(-o DPkg::Lock::Timeout=600)
+	if ! { apt-get "${lock[@]}" update -qq &&
+	       apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
 		cat "$log" >&2
 		pr_die "apt-get install failed for: ${missing[*]}"
 	fi
