@@ -276,7 +276,8 @@ for side in A B; do
 	i=$PR_BUILD/images/$t/initramfs.cpio.gz
 	if [ ! -f "$i" ] || [ -n "$(find "$PR_BUILD/images/$t/bzImage" "$PR_BUILD/tools/perf_ring/static" \
 		"$PR_ROOT/scripts/perf_ring/initramfs.sh" "$PR_ROOT/scripts/perf_ring/guest-init.sh" \
-		"$PR_ROOT/scripts/perf_ring/guest-bench.sh" "$PR_ROOT/bench" \
+		"$PR_ROOT/scripts/perf_ring/guest-bench.sh" "$PR_ROOT/scripts/perf_ring/guest-lib.sh" \
+		"$PR_ROOT/bench" \
 		"$PR_ROOT/tools/testing/selftests/perf_ring" -newer "$i" 2>/dev/null | head -n1)" ]; then
 		"$PR_ROOT/scripts/perf_ring/initramfs.sh" "$t"
 	fi

@@ -188,6 +188,44 @@ def stats_of(path, timeout=300):
             "bytes": os.path.getsize(path)}
 
 
+# ---- a guest's console log (make qemu-bench) ----
+
+def console_results(logf, kinds, bad_status):
+    """What guest-bench.sh printed on a guest's console, in logf:
+    (results, profiles, lines).  results {kind: {(tool, mode): {field:
+    int}}} holds each line "KIND tool=T mode=M field=V ..." of kinds (the
+    first words wanted) with its whole-number fields; a line whose status=
+    is not 0 goes to bad_status(line, fields) and is not kept.  profiles
+    {"TOOL MODE": [lines]} holds what stands between "PROFILE_BEGIN TOOL
+    MODE" and "PROFILE_END"; lines, every other line, for a part's own
+    (perfcheck, "# scale:")."""
+    res = {k: {} for k in kinds}
+    starts = tuple(k + " tool=" for k in kinds)
+    prof, rest, cur = {}, [], None
+    with open(logf, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if cur is not None:
+                if line.startswith("PROFILE_END"):
+                    cur = None
+                else:
+                    prof[cur].append(line)
+                continue
+            if line.startswith("PROFILE_BEGIN"):
+                cur = " ".join(line.split()[1:])
+                prof[cur] = []
+            elif line.startswith(starts):
+                kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+                if kv.get("status") != "0":
+                    bad_status(line, kv)
+                    continue
+                res[line.split()[0]][(kv["tool"], kv["mode"])] = {
+                    k: int(v) for k, v in kv.items() if re.fullmatch(r"-?\d+", v)}
+            else:
+                rest.append(line)
+    return res, prof, rest
+
+
 # ---- interleaved rounds ----
 
 def interleave(cases, rounds, what, timeout=600, warmup=()):

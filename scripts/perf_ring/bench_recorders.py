@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+import bench_lib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
@@ -262,30 +264,17 @@ def boot(kernel, part, logf):
 
 
 def parse(logf):
-    """{(tool, mode): {ns, idle, samples, lost, bytes}}, perfcheck line, profiles."""
-    recs, check, prof, cur = {}, None, {}, None
-    with open(logf, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if cur is not None:
-                if line.startswith("PROFILE_END"):
-                    cur = None
-                else:
-                    prof[cur].append(line)
-                continue
-            if line.startswith("PROFILE_BEGIN"):
-                cur = " ".join(line.split()[1:])
-                prof[cur] = []
-            elif line.startswith("perfcheck"):
-                check = line
-            elif line.startswith("rec tool="):
-                kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
-                if kv["status"] != "0":
-                    die("%s: %s %s exited %s" % (os.path.basename(logf), kv["tool"],
-                                                 kv["mode"], kv["status"]))
-                recs[(kv["tool"], kv["mode"])] = {k: int(kv[k]) for k in
-                                                  ("ns", "cpu", "idle", "samples", "lost", "bytes")}
-    return recs, check, prof
+    """{(tool, mode): {ns, cpu, idle, samples, lost, bytes...}}, perfcheck line, profiles."""
+    def failed(line, kv):
+        die("%s: %s %s exited %s" % (os.path.basename(logf), kv["tool"], kv["mode"],
+                                     kv.get("status")))
+
+    res, prof, lines = bench_lib.console_results(logf, ["rec"], failed)
+    check = None
+    for line in lines:
+        if line.startswith("perfcheck"):
+            check = line
+    return res["rec"], check, prof
 
 
 def main():

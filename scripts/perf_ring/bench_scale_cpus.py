@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+import bench_lib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
@@ -96,31 +98,19 @@ def boot(n, logf, part="scale"):
 
 def parse(logf, partial=False):
     """rec {(tool, mode): {...}}, snap {(tool, mode): {...}}, mem {(tool,
-    mode): {...}}, profiles {"tool mode/0": [lines]}, the # scale line."""
-    rec, snap, mem, prof, head, cur = {}, {}, {}, {}, "", None
-    with open(logf, errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if cur is not None:
-                if line.startswith("PROFILE_END"):
-                    cur = None
-                else:
-                    prof[cur].append(line)
-                continue
-            kv = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
-            if line.startswith("PROFILE_BEGIN"):
-                cur = " ".join(line.split()[1:])
-                prof[cur] = []
-            elif line.startswith("# scale:"):
-                head = line[2:]
-            elif line.startswith(("rec tool=", "snap tool=", "mem tool=")):
-                if kv.get("status") != "0":
-                    if partial:
-                        continue
-                    die("%s: %s" % (os.path.basename(logf), line))
-                d = {k: int(v) for k, v in kv.items() if re.fullmatch(r"-?\d+", v)}
-                {"rec": rec, "snap": snap, "mem": mem}[line.split()[0]][(kv["tool"], kv["mode"])] = d
-    return rec, snap, mem, prof, head
+    mode): {...}}, profiles {"tool mode/0": [lines]}, the # scale line.
+    A result whose status is not 0 fails the report, or is left out with
+    partial."""
+    def failed(line, kv):
+        if not partial:
+            die("%s: %s" % (os.path.basename(logf), line))
+
+    res, prof, lines = bench_lib.console_results(logf, ["rec", "snap", "mem"], failed)
+    head = ""
+    for line in lines:
+        if line.startswith("# scale:"):
+            head = line[2:]
+    return res["rec"], res["snap"], res["mem"], prof, head
 
 
 def startup_parts(lines, tool):

@@ -98,8 +98,10 @@ def build_initrd(raw):
     files = [("/usr/bin/perf-ring", rec),
              ("/bench/rate_loop", loop),
              ("/bench/guest-bench.sh", os.path.join(HERE, "guest-bench.sh")),
-             ("/bench/guest-rate.sh", os.path.join(HERE, "guest-rate.sh"))]
-    entries = [("/bench", 0o755, None), ("/usr", 0o755, None), ("/usr/bin", 0o755, None)]
+             ("/bench/guest-rate.sh", os.path.join(HERE, "guest-rate.sh")),
+             ("/lib/perf-ring-guest-lib.sh", os.path.join(HERE, "guest-lib.sh"))]
+    entries = [("/bench", 0o755, None), ("/usr", 0o755, None), ("/usr/bin", 0o755, None),
+               ("/lib", 0o755, None)]
     for dst, src in files:
         with open(src, "rb") as f:
             entries.append((dst, 0o755, f.read()))

@@ -30,6 +30,9 @@ done
 W=/bench/work
 mkdir -p "$W" && mount -t tmpfs tmpfs "$W"
 
+# rec_timed and rec_counts: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
+
 # perfcheck: perf's three commands on this kernel, one "perfcheck" line.
 perfcheck() {
 	if ! [ -x /usr/bin/perf ]; then
@@ -56,18 +59,8 @@ rec() {
 	tool=$1 mode=$2 file=$3
 	shift 3
 	rm -f "$file"
-	/bench/rec_run "$@" >$W/rec.out 2>$W/rec.err
-	line=$(grep '^rec_run ' $W/rec.err)
-	case "$line" in *status=0) ;; *) sed 's/^/# /' $W/rec.err | tail -5 ;; esac
-	samples=0 lost=0 bytes=0
-	if [ -f "$file" ]; then
-		bytes=$(wc -c < "$file")
-		perf-ring report -i "$file" >$W/rec.rep 2>&1
-		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' $W/rec.rep)
-		lost=$(awk '/^  lost:/ { print $2; exit }' $W/rec.rep)
-		rm -f "$file"
-	fi
-	echo "rec tool=$tool mode=$mode ${line#rec_run } samples=${samples:-0} lost=${lost:-0} bytes=$bytes"
+	rec_timed "$@"
+	echo "rec tool=$tool mode=$mode $rec_line $(rec_counts "$file")"
 }
 
 recorders() {
@@ -227,11 +220,9 @@ scale() {
 			kopt=
 			[ $k = nosnap ] && kopt=-k
 			rm -f $o $o.*
-			/bench/rec_run -b -- $tool record -q -a $topt -o $o --overwrite --switch-output \
-				-e "$ev" -- /bench/cpu_loop -s $snaps $kopt "$calls" >$W/rec.out 2>$W/rec.err
-			line=$(grep '^rec_run ' $W/rec.err)
-			case "$line" in *status=0) ;; *) sed 's/^/# /' $W/rec.err | tail -5 ;; esac
-			echo "snap tool=$tool mode=$k snaps=$snaps ${line#rec_run } $(recfiles $o)"
+			rec_timed -b -- $tool record -q -a $topt -o $o --overwrite --switch-output \
+				-e "$ev" -- /bench/cpu_loop -s $snaps $kopt "$calls"
+			echo "snap tool=$tool mode=$k snaps=$snaps $rec_line $(recfiles $o)"
 		done
 	done
 	# Memory at the end of the workload, read by the workload's shell from

@@ -2,7 +2,9 @@
 #
 # Sourced in the guest, as /lib/perf-ring-guest-lib.sh, by the scripts
 # that judge perf-ring there (guest-faults.sh, guest-nolost.sh,
-# guest-recorder-test.sh) and by /init (guest-init.sh) for its TAP lines.
+# guest-recorder-test.sh), by /init (guest-init.sh) for its TAP lines, and
+# by the icount benchmark's (guest-bench.sh, guest-rate.sh) for its timed
+# runs.
 
 # TAP lines, numbered in n: ok DESCRIPTION, notok DESCRIPTION, skip
 # DESCRIPTION REASON, and check DESCRIPTION COMMAND..., ok when COMMAND
@@ -51,3 +53,28 @@ readable() {
 
 # reader: what readable uses
 reader() { if command -v perf > /dev/null; then echo perf; else echo perf-ring report; fi; }
+
+# rec_timed ARGUMENTS...: one run of /bench/rec_run (bench/rec_run.c)
+# with ARGUMENTS, its output in $W/rec.out and $W/rec.err, whose last five
+# lines are printed as "# " comments when the run did not exit 0.  Sets
+# rec_line to rec_run's fields ("ns=T cpu=C idle=I ... status=S").
+rec_timed() {
+	/bench/rec_run "$@" >"$W/rec.out" 2>"$W/rec.err"
+	rec_line=$(grep '^rec_run ' "$W/rec.err")
+	rec_line=${rec_line#rec_run }
+	case "$rec_line" in *status=0) ;; *) sed 's/^/# /' "$W/rec.err" | tail -5 ;; esac
+}
+
+# rec_counts FILE: "samples=N lost=N bytes=N" of the recording FILE as
+# perf-ring report reads it (0 each when there is none), then FILE removed.
+rec_counts() {
+	samples=0 lost=0 bytes=0
+	if [ -f "$1" ]; then
+		bytes=$(wc -c < "$1")
+		perf-ring report -i "$1" >"$W/rec.rep" 2>&1
+		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' "$W/rec.rep")
+		lost=$(awk '/^  lost:/ { print $2; exit }' "$W/rec.rep")
+		rm -f "$1"
+	fi
+	echo "samples=${samples:-0} lost=${lost:-0} bytes=$bytes"
+}

@@ -28,26 +28,19 @@ echo 0 > /proc/sys/kernel/randomize_va_space
 cd "$W" || exit 1
 o=$W/rate.data
 
+# rec_timed and rec_counts: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
+. /lib/perf-ring-guest-lib.sh
+
 # one TOOL RATE [rec_run options] -- CMD...: one timed case, then the
 # records kept and lost in $o as perf-ring report reads them.
 one() {
 	tool=$1 rate=$2
 	shift 2
 	rm -f "$o"
-	/bench/rec_run "$@" >$W/one.out 2>$W/one.err
-	line=$(grep '^rec_run ' $W/one.err)
+	rec_timed "$@"
 	# the loop's fields, each as loop_NAME=VALUE
-	lline=$(grep '^rate_loop ' $W/one.err | sed 's/^rate_loop //; s/\([a-z]*\)=/loop_\1=/g')
-	case "$line" in *status=0) ;; *) sed 's/^/# /' $W/one.err | tail -5 ;; esac
-	samples=0 lost=0 bytes=0
-	if [ -f "$o" ]; then
-		bytes=$(wc -c < "$o")
-		perf-ring report -i "$o" >$W/one.rep 2>&1
-		samples=$(awk '/Aggregated stats/ { a = 1 } a && /SAMPLE events:/ { print $3; exit }' $W/one.rep)
-		lost=$(awk '/^  lost:/ { print $2; exit }' $W/one.rep)
-		rm -f "$o"
-	fi
-	echo "rate tool=$tool rate=$rate ${line#rec_run } samples=${samples:-0} lost=${lost:-0} bytes=$bytes $lline"
+	lline=$(grep '^rate_loop ' $W/rec.err | sed 's/^rate_loop //; s/\([a-z]*\)=/loop_\1=/g')
+	echo "rate tool=$tool rate=$rate $rec_line $(rec_counts "$o") $lline"
 }
 
 # zlong: -z1 of both tools on close-loop $calls at -m 128 (as the

@@ -104,30 +104,49 @@ static int read_back(const char *path, int level, bool pipe)
 	return 0;
 }
 
+/* read_back(), then the file removed whatever it found */
+static int read_back_unlink(const char *path, int level, bool pipe)
+{
+	int err = read_back(path, level, pipe);
+
+	unlink(path);
+	return err;
+}
+
+/*
+ * A file format's output under a fresh name in the scratch directory (made
+ * by mkstemp, then removed so that the output creates it): *fp is the
+ * closed file, to free; 0, or -1 with the failed check printed.
+ */
+static int write_fresh(struct out_opts *o, char *path, size_t size, struct out_file **fp)
+{
+	int fd, err;
+
+	tap_tmpname(path, size, "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	o->output = path;
+	err = write_one(o, path, fp);
+	CHECK(!err, "write: %s", strerror(-err));
+	return 0;
+}
+
 static int file_format(int level)
 {
 	struct out_opts o = { .argc = 4, .argv = argv0, .level = level, .no_buildid = true,
 			      .quiet = true };
 	struct out_file *f;
 	char path[4096];
-	int fd, err;
 
-	tap_tmpname(path, sizeof(path), "perf-ring-out");
-	fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	close(fd);
-	unlink(path);
-	o.output = path;
-	err = write_one(&o, path, &f);
-	CHECK(!err, "write: %s", strerror(-err));
+	CHECK(!write_fresh(&o, path, sizeof(path), &f), "the file written");
 	CHECK(out_totals(f)->nfiles == 1 && out_totals(f)->samples == NREC,
 	      "totals: %d files, %llu samples", out_totals(f)->nfiles,
 	      (unsigned long long)out_totals(f)->samples);
 	CHECK(!strcmp(out_path(f), path), "path '%s'", out_path(f));
 	out_free(f);
-	err = read_back(path, level, false);
-	unlink(path);
-	return err;
+	return read_back_unlink(path, level, false);
 }
 
 static int test_file(void) { return file_format(0); }
@@ -141,23 +160,13 @@ static int test_snapshot(void)
 	struct out_file *f;
 	char path[4096], partial[4200];
 	struct stat st;
-	int fd, err;
 
-	tap_tmpname(path, sizeof(path), "perf-ring-out");
-	fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	close(fd);
-	unlink(path);
-	o.output = path;
+	CHECK(!write_fresh(&o, path, sizeof(path), &f), "the file written");
 	snprintf(partial, sizeof(partial), "%s.partial", path);
-	err = write_one(&o, path, &f);
-	CHECK(!err, "write: %s", strerror(-err));
 	CHECK(out_rename(f, "x") == -EINVAL, "a closed file renamed");
 	out_free(f);
 	CHECK(lstat(partial, &st) && errno == ENOENT, "'%s' left", partial);
-	err = read_back(path, 0, false);
-	unlink(path);
-	return err;
+	return read_back_unlink(path, 0, false);
 }
 
 /* -o -: perf's pipe format on standard output, here a file */
@@ -186,9 +195,7 @@ static int pipe_format(int level)
 	CHECK(out_totals(f)->samples == NREC, "%llu samples",
 	      (unsigned long long)out_totals(f)->samples);
 	out_free(f);
-	err = read_back(path, level, true);
-	unlink(path);
-	return err;
+	return read_back_unlink(path, level, true);
 }
 
 static int test_pipe(void) { return pipe_format(0); }

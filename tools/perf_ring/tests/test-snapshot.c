@@ -150,6 +150,24 @@ static void untimed(struct rig *g, int ring)
 }
 
 /*
+ * The rig most cases start from: two counters, exact counts, and n
+ * samples: every k-th (seq k - 1, 2k - 1, ...) into buffer 1 through fd
+ * 1, the others into buffer 0 through fd 0.  With have_freq, fd 1 counts
+ * the frequency event, whose part is estimated from bytes.
+ */
+static struct rig *rig_spread(bool have_freq, int n, int k)
+{
+	struct rig *g = rig_new(true, have_freq, 2);
+
+	if (!g)
+		return NULL;
+	g->fd[1].ev = have_freq;
+	for (int s = 0; s < n; s++)
+		sample(g, s % k == k - 1, s % k == k - 1);
+	return g;
+}
+
+/*
  * Copy buffer i as ring_bwd_snapshot() does, from the head h1 read before.
  * With torn > 0, a writer puts that many samples (through fd) into it
  * halfway through the copy; the copy's oldest part is then untrusted, by
@@ -260,12 +278,9 @@ static int check_cut(const struct rig *g, u64 cut, u64 lo0, u64 hi0, u64 lo1, u6
  */
 static int test_wrapped(void)
 {
-	struct rig *g = rig_new(true, false, 2);
+	struct rig *g = rig_spread(false, 100, 10);
 
 	CHECK(g, "rig");
-	g->fd[1].ev = 0;
-	for (int s = 0; s < 100; s++)
-		sample(g, s % 10 == 9, s % 10 == 9);
 	take(g, -1, 0, 0);
 	if (check_cut(g, 76, 76, 98, 79, 99))
 		return -1;
@@ -307,13 +322,10 @@ static int test_wrapped(void)
  */
 static int test_whole(void)
 {
-	struct rig *g = rig_new(true, false, 2);
+	struct rig *g = rig_spread(false, 100, 10);
 
 	CHECK(g, "rig");
-	g->fd[1].ev = 0;
 	g->window = SNAP_WINDOW_WHOLE;
-	for (int s = 0; s < 100; s++)
-		sample(g, s % 10 == 9, s % 10 == 9);
 	take(g, -1, 0, 0);
 	EQ(t_common, seq_time(76));
 	if (check_cut(g, 0, 76, 98, 9, 99))
@@ -350,12 +362,10 @@ static int test_whole(void)
  */
 static int test_torn(void)
 {
-	struct rig *g = rig_new(true, false, 2);
+	struct rig *g = rig_spread(false, 60, 6);
 	u64 captured, ow;
 
 	CHECK(g, "rig");
-	for (int s = 0; s < 60; s++)
-		sample(g, s % 6 == 5, s % 6 == 5);
 	take(g, 0, 3, 0);
 	if (check_cut(g, 40, 40, 58, 41, 59))
 		return -1;
@@ -423,11 +433,9 @@ static int test_mixed(void)
  */
 static int test_cpu_offline(void)
 {
-	struct rig *g = rig_new(true, false, 2);
+	struct rig *g = rig_spread(false, 40, 4);
 
 	CHECK(g, "rig");
-	for (int s = 0; s < 40; s++)
-		sample(g, s % 4 == 3, s % 4 == 3);
 	take(g, -1, 0, 0);
 	if (check_cut(g, 12, 12, 38, 15, 39))
 		return -1;
@@ -509,11 +517,9 @@ static int test_side_band(void)
  */
 static int test_both_wrapped(void)
 {
-	struct rig *g = rig_new(true, false, 2);
+	struct rig *g = rig_spread(false, 200, 4);
 
 	CHECK(g, "rig");
-	for (int s = 0; s < 200; s++)
-		sample(g, s % 4 == 3, s % 4 == 3);
 	take(g, -1, 0, 0);
 	if (check_cut(g, 172, 172, 198, 175, 199))
 		return -1;
@@ -562,12 +568,9 @@ static int test_late_start(void)
 /* Nothing written since the last snapshot: nothing new, nothing overwritten. */
 static int test_idle(void)
 {
-	struct rig *g = rig_new(true, true, 2);
+	struct rig *g = rig_spread(true, 45, 3);
 
 	CHECK(g, "rig");
-	g->fd[1].ev = 1;
-	for (int s = 0; s < 45; s++)
-		sample(g, s % 3 == 2, s % 3 == 2);
 	take(g, -1, 0, 0);
 	take(g, -1, 0, 0);
 	EQ(written, 0);

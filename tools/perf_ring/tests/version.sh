@@ -24,6 +24,19 @@ check() {	# what, condition, detail on failure
 	fi
 }
 
+# The makes below print a version and nothing else.  Run from a recipe
+# (make test), they would inherit the caller's MAKEFLAGS: with -jN, its
+# jobserver, whose descriptors make does not hand to a recipe that is not a
+# $(MAKE) or "+" line; make 4.3 then warns and prints "Entering directory"
+# lines in spite of --no-print-directory (make -C DIR -j2 test).  So they
+# get only the command line's variables (O=, PERF_RING_VERSION=: what
+# follows " -- " in MAKEFLAGS).
+case "${MAKEFLAGS-}" in
+*" -- "*) export MAKEFLAGS="-- ${MAKEFLAGS#* -- }" ;;
+*) unset MAKEFLAGS ;;
+esac
+unset MFLAGS MAKELEVEL
+
 want=$(make -s --no-print-directory -f "$MK" print-version)
 a=$("$PR" --version)
 b=$("$PR" version)
