@@ -55,6 +55,11 @@ int comp_reset(struct compressor *c)
 	c->unsafe = 0;
 	c->done = c->len = 0;
 	c->in_bytes = c->out_bytes = c->nrec = 0;
+	/* a new file starts with zstd's choice of literals */
+	if (c->lit_raw && c->level == 1)
+		ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_auto);
+	c->lit_raw = 0;
+	c->frame_blocks = c->frame_huf = 0;
 	return 0;
 }
 
@@ -85,11 +90,19 @@ size_t comp_bound(size_t len)
 }
 
 /*
- * A unit's output was split over several records: is there a compressed
- * block larger than a record's payload?  (zstd format: 3-byte block
- * headers, bit 0 last block, bits 1-2 type, bits 3-23 size.)
+ * Walk the zstd blocks of a unit's output (zstd format: 3-byte block
+ * headers, bit 0 last block, bits 1-2 type, bits 3-23 size; a compressed
+ * block starts with its literals section, whose first byte's bits 0-1 are
+ * the literals' type: 0 raw, 1 RLE, 2 Huffman, 3 Huffman with the
+ * previous table).  Counts the compressed blocks, those with Huffman
+ * literals, and those larger than a record's payload.
  */
-static bool has_big_block(const unsigned char *p, size_t len, bool frame_start)
+struct blk_scan {
+	u32 compressed, huf, big;
+};
+
+static void scan_blocks(const unsigned char *p, size_t len, bool frame_start,
+			struct blk_scan *s)
 {
 	size_t pos = 0;
 
@@ -97,8 +110,10 @@ static bool has_big_block(const unsigned char *p, size_t len, bool frame_start)
 		static const u8 dict_sz[4] = { 0, 1, 2, 4 }, fcs_sz[4] = { 0, 2, 4, 8 };
 		u8 d;
 
-		if (len < 5)
-			return true;
+		if (len < 5) {
+			s->big++;	/* cannot tell: counted as unsafe */
+			return;
+		}
 		d = p[4];	/* after the 4-byte magic */
 		pos = 5 + (d & 0x20 ? 0 : 1) + dict_sz[d & 3] + fcs_sz[d >> 6] +
 		      ((d >> 6) == 0 && (d & 0x20) ? 1 : 0);
@@ -107,11 +122,45 @@ static bool has_big_block(const unsigned char *p, size_t len, bool frame_start)
 		u32 h = p[pos] | p[pos + 1] << 8 | p[pos + 2] << 16;
 		u32 type = (h >> 1) & 3, size = h >> 3;
 
-		if (type == 2 && size + 3 > COMP_REC_MAX - sizeof(struct perf_event_header))
-			return true;
+		if (type == 2) {
+			s->compressed++;
+			if (pos + 3 < len && (p[pos + 3] & 3) >= 2)
+				s->huf++;
+			if (size + 3 > COMP_REC_MAX - sizeof(struct perf_event_header))
+				s->big++;
+		}
 		pos += 3 + (type == 1 ? 1 : size);
 	}
-	return false;
+}
+
+/*
+ * zstd's literals: Huffman-coded or raw.  At level 1 zstd counts the
+ * literals of each block to decide, and on perf's syscall records (a few
+ * timestamp bytes between long matches) Huffman never pays: the counting
+ * is about 5% of the compression's instructions for nothing
+ * (bench/results/scale-zstd.md).  A parameter changes only between
+ * frames, so the choice is per frame, from the frame before: after a
+ * frame in which no block had Huffman literals, the next frames store
+ * them raw; after COMP_LIT_RECHECK raw frames one goes back to zstd's
+ * choice to look again.
+ */
+static void lit_next_frame(struct compressor *c)
+{
+	int mode = -1;
+
+	if (c->level != 1)
+		return;		/* measured at level 1 only */
+	if (!c->lit_raw && c->frame_blocks && !c->frame_huf) {
+		mode = ZSTD_ps_disable;
+		c->lit_raw = 1;
+	} else if (c->lit_raw && ++c->lit_raw > COMP_LIT_RECHECK) {
+		mode = ZSTD_ps_auto;
+		c->lit_raw = 0;
+	}
+	c->frame_blocks = c->frame_huf = 0;
+	if (mode >= 0 &&
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_literalCompressionMode, mode)))
+		c->lit_raw = 0;		/* zstd's choice stays: the output is as valid */
 }
 
 /*
@@ -151,12 +200,21 @@ static long comp_unit(struct compressor *c, char *dst, size_t dstlen, ZSTD_EndDi
 		}
 	} while (ret != 0 || in.pos < in.size);
 	c->done = in.pos;
-	if (nrec > 1) {
+	if (nrec == 1) {
+		struct blk_scan b = { 0 };
+
+		scan_blocks((unsigned char *)dst + sizeof(struct perf_event_header),
+			    out_total - sizeof(struct perf_event_header), frame_start, &b);
+		c->frame_blocks += b.compressed;
+		c->frame_huf += b.huf;
+	} else if (nrec > 1) {
 		/* gather the payloads to walk the blocks */
 		unsigned char *tmp = malloc(out_total);
 		size_t pos = 0, tl = 0;
 
 		if (tmp) {
+			struct blk_scan b = { 0 };
+
 			while (pos < out_total) {
 				struct perf_event_header h;
 
@@ -165,9 +223,14 @@ static long comp_unit(struct compressor *c, char *dst, size_t dstlen, ZSTD_EndDi
 				tl += h.size - sizeof(h);
 				pos += h.size;
 			}
-			if (has_big_block(tmp, tl, frame_start))
+			scan_blocks(tmp, tl, frame_start, &b);
+			if (b.big)
 				c->unsafe++;
+			c->frame_blocks += b.compressed;
+			c->frame_huf += b.huf;
 			free(tmp);
+		} else {
+			c->frame_huf++;	/* not seen: keep zstd's choice */
 		}
 	}
 	return out_total;
@@ -187,8 +250,10 @@ static long put_unit(struct compressor *c, char *dst, size_t dstlen, bool last)
 	if (n < 0)
 		return n;
 	c->in_frame = !end;
-	if (end)
+	if (end) {
 		c->done = c->len = 0;
+		lit_next_frame(c);
+	}
 	/* next unit: aim for half a record of output at this ratio */
 	if (n > 0 && len == c->unit) {
 		u64 next = (u64)len * (COMP_REC_MAX / 2) / n;

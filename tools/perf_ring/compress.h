@@ -42,6 +42,8 @@
 #define COMP_REC_MAX 65535u
 /* input held for zstd to compress in place: a new frame when it is full */
 #define COMP_ARENA (2u * COMP_UNIT_MAX)
+/* level 1: raw literals for at most this many frames, then zstd looks again */
+#define COMP_LIT_RECHECK 8
 
 struct zstd_cctx;
 struct compressor {
@@ -54,6 +56,13 @@ struct compressor {
 	size_t done;		/* arena bytes given to zstd in this frame */
 	size_t len;		/* arena bytes held (done..len: short of a unit) */
 	u64 in_bytes, out_bytes, nrec;
+	/*
+	 * Literals (level 1): lit_raw is 0 while zstd chooses, else the
+	 * frames since they went raw; the blocks of the frame so far, and
+	 * those with Huffman literals.  See compress.c.
+	 */
+	u32 lit_raw;
+	u32 frame_blocks, frame_huf;
 };
 
 int comp_init(struct compressor *c, int level);

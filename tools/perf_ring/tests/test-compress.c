@@ -155,6 +155,101 @@ static int test_end_needs_data(void)
 	return 0;
 }
 
+/*
+ * Records as raw_syscalls writes them: sys_enter and sys_exit in turn,
+ * each the same as the one before it of its kind but for the timestamp.
+ */
+static size_t make_syscall_records(char *buf, size_t len, unsigned seed)
+{
+	size_t pos = 0;
+	u64 t = 1000;
+
+	srand(seed);
+	for (int k = 0; pos + 128 <= len; k++) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = k & 1 ? 88 : 128 };
+
+		memcpy(buf + pos, &h, 8);
+		t += 600 + rand() % 400;
+		memcpy(buf + pos + 8, &t, 8);
+		for (int i = 16; i < h.size; i++)
+			buf[pos + i] = (char)(i * 7 + h.size);
+		pos += h.size;
+	}
+	return pos;
+}
+
+/* Records whose payload is letters from a small alphabet: literals Huffman codes well. */
+static size_t make_text_records(char *buf, size_t len, unsigned seed)
+{
+	size_t pos = 0;
+
+	srand(seed);
+	while (pos + 128 <= len) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 128 };
+
+		memcpy(buf + pos, &h, 8);
+		for (int i = 8; i < h.size; i++)
+			buf[pos + i] = "aaaaaaabbbcd"[rand() % 12];
+		pos += h.size;
+	}
+	return pos;
+}
+
+/*
+ * Level 1 stores literals raw for the frames after one in which zstd
+ * Huffman-coded none, looks again after COMP_LIT_RECHECK of them, and
+ * keeps zstd's choice where Huffman pays.  Every frame decodes.
+ */
+static int literals_per_frame(bool text, int frames, const int *want)
+{
+	size_t len = 256u << 10, enclen = 0, declen, dlen = 0;
+	char *src = malloc(len), *enc = malloc(comp_bound(len) * frames),
+	     *dec = malloc(len * frames + COMP_MMAP_LEN), *all = malloc(len * frames);
+	struct compressor c;
+
+	CHECK(src && enc && dec && all, "memory");
+	CHECK(comp_init(&c, 1) == 0, "init");
+	for (int f = 0; f < frames; f++) {
+		size_t n = text ? make_text_records(src, len, f + 1) :
+				  make_syscall_records(src, len, f + 1);
+		long e = comp_records(&c, src, n, enc + enclen, comp_bound(n), true);
+
+		CHECK(e > 0, "frame %d: %ld", f, e);
+		enclen += e;
+		memcpy(all + dlen, src, n);
+		dlen += n;
+		CHECK((int)c.lit_raw == want[f], "after frame %d: lit_raw %u, want %d", f,
+		      c.lit_raw, want[f]);
+	}
+	if (decode_records(enc, enclen, dec, &declen))
+		return -1;
+	CHECK(declen == dlen && !memcmp(dec, all, dlen), "decoded %zu of %zu", declen, dlen);
+	/* a new file starts with zstd's choice */
+	CHECK(comp_reset(&c) == 0 && c.lit_raw == 0, "reset");
+	comp_free(&c);
+	free(src); free(enc); free(dec); free(all);
+	return 0;
+}
+
+static int test_literals_raw_on_syscalls(void)
+{
+	int want[COMP_LIT_RECHECK + 2];
+
+	/* 1 .. RECHECK raw frames, then one of zstd's choice, then raw again */
+	for (int f = 0; f < COMP_LIT_RECHECK; f++)
+		want[f] = f + 1;
+	want[COMP_LIT_RECHECK] = 0;
+	want[COMP_LIT_RECHECK + 1] = 1;
+	return literals_per_frame(false, COMP_LIT_RECHECK + 2, want);
+}
+
+static int test_literals_huffman_kept(void)
+{
+	static const int want[3] = { 0, 0, 0 };
+
+	return literals_per_frame(true, 3, want);
+}
+
 int main(void)
 {
 	tap_run("round trip, compressible records, large pieces", test_compressible);
@@ -162,5 +257,8 @@ int main(void)
 	tap_run("round trip, incompressible payload", test_incompressible);
 	tap_run("each file is a frame that decodes alone", test_frames_alone);
 	tap_run("the frame end needs data", test_end_needs_data);
+	tap_run("level 1: raw literals after a frame without Huffman, looked at again",
+		test_literals_raw_on_syscalls);
+	tap_run("level 1: Huffman literals kept where they pay", test_literals_huffman_kept);
 	return tap_done();
 }
