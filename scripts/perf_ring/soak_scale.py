@@ -331,6 +331,9 @@ unset multiplot
 """ % (png, EVERY, plots[0], plots[1]), text=True, check=True)
     metas = [(t, have[t][0]) for t in TOOLS if t in have]
     how = []
+    if len(metas) > 1 and all(m.get("cmd") and m.get("cmd") == metas[0][1].get("cmd") and
+                              abs(m["start"] - metas[0][1]["start"]) < 5 for _, m in metas):
+        metas = [("both tools", metas[0][1])]	# one invocation ran both
     for t, m in metas:
         how.append("%s: `%s`, started %s%s" % (
             t, m.get("cmd") or "python3 soak_scale.py %d%s --tool %s" % (
@@ -339,7 +342,7 @@ unset multiplot
     m0 = metas[0][1]
     text = ("# Duration: perf-ring and perf record over %d s\n\n"
             "Commands (scripts/perf_ring/soak_scale.py; `make soak-scale` runs it): %s; "
-            "then `python3 soak_scale.py --report`.  perf-ring built from %s; %s.  "
+            "it writes this file from its samples (or `python3 soak_scale.py --report`).  perf-ring built from %s; %s.  "
             "On the host (%s, %d CPUs), wall clock: this dimension cannot run under "
             "icount.  The machine is shared (other sessions build kernels and boot "
             "QEMU on its 2 cores): the load column is the 1-minute load average "
