@@ -172,7 +172,7 @@ bench-scale: deps tools
 # wall clock on the host; not part of make check.  CONCURRENT=1 runs both
 # at once.
 soak-scale: deps tools
-	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent)
+	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent) --tool $(or $(TOOL),both)
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh
