@@ -211,6 +211,14 @@ scale() {
 	done
 	# perf's default, with the BPF side-band thread: start-up and exit.
 	rec perf "bpf-sb/0" $o -b -- perf record -q -a -o $o -e "$ev" -- /bench/cpu_loop 0
+	# perf-ring's start-up and exit with one synthesis thread per online
+	# CPU, its default before it took perf's one.
+	for m in streaming flight; do
+		opt=
+		[ $m = flight ] && opt=--overwrite
+		rec perf-ring "$m-synthcpus/0" $o -b -- perf-ring record -q -a -o $o $opt \
+			--num-thread-synthesize "$(nproc)" -e "$ev" -- /bench/cpu_loop 0
+	done
 	# One snapshot's cost: $snaps SIGUSR2 after the loops, against the
 	# same run with kill(ppid, 0) in their place.
 	for tool in perf-ring perf; do

@@ -944,10 +944,8 @@ static const struct ropt table[] = {
 	BOOL(0, "namespaces", namespaces, "Record namespaces events"),
 	BOOL(0, "no-bpf-event", no_bpf_event, "do not record bpf events"),
 	BOOL(0, "no-buffering", no_buffering, "collect data without buffering"),
-	OPT(0, "num-thread-synthesize", SUP_DIFFERS, ARG_REQ, 0, "n", opt_threads_n,
-	    FIELD(synth_threads), 0,
-	    "N as perf; without it, one thread per online CPU (perf: one thread), capped at "
-	    "the number of processes", "number of threads to run for event synthesis"),
+	OPT(0, "num-thread-synthesize", SUP_PERF, ARG_REQ, 0, "n", opt_threads_n,
+	    FIELD(synth_threads), 0, NULL, "number of threads to run for event synthesis"),
 	OPT(0, "off-cpu", SUP_PERF, ARG_NONE, 0, NULL, opt_warn, 0, 0,
 	    "option is being ignored because perf-ring has no BPF skeleton (as Debian's perf "
 	    "6.1: no BUILD_BPF_SKEL=1)", "Enable off-cpu analysis"),
@@ -1546,7 +1544,15 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	o->aio = 4;
 	o->reader_slice_us = READER_SLICE_US;
 	o->realtime = -1;	/* SCHED_FIFO 1 when permitted (prio.c) */
-	o->synth_threads = sysconf(_SC_NPROCESSORS_ONLN);
+	/*
+	 * One synthesis thread, as perf record's --num-thread-synthesize.
+	 * One per online CPU made start-up grow faster than the CPUs
+	 * (bench/results/scale-cpus.md): each thread is a clone, a stack
+	 * guard (mprotect) and a stack given back at its exit (madvise),
+	 * and the last two flush the TLB of every CPU where another thread
+	 * of the process runs at that moment.
+	 */
+	o->synth_threads = 1;
 	o->synth = RECORD_SYNTH_ALL;
 	o->map_timeout_ms = 500;	/* perf's DEFAULT_PROC_MAP_PARSE_TIMEOUT */
 	/* argv[-1] is the program name: the command line perf shows */

@@ -164,10 +164,21 @@ u64 ring_bwd_overwritten_est(u64 written, u64 kept, double seen, double n)
 
 void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin)
 {
-	u64 off = head & (size - 1);
+	u64 off = head & (size - 1), n = ring_dist(0, head);
 
+	/*
+	 * Before the head has gone round once, only [head, 0) was ever
+	 * written, the first n bytes of the image: the rest is not read, nor
+	 * faulted in (a quiet CPU's buffer is mostly that).
+	 */
+	if (n > size)
+		n = size;
+	if (n <= size - off) {
+		memcpy(lin, data + off, n);
+		return;
+	}
 	memcpy(lin, data + off, size - off);
-	memcpy(lin + (size - off), data, off);
+	memcpy(lin + (size - off), data, n - (size - off));
 }
 
 long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,

@@ -133,7 +133,11 @@ long ring_bwd_extract_img(const char *img, u64 valid, char *dst, size_t dstlen,
  */
 u64 ring_bwd_overwritten_est(u64 written, u64 kept, double seen, double n);
 
-/* Copy the buffer, rotated so the byte at head comes first, into lin. */
+/*
+ * Copy the buffer, rotated so the byte at head comes first, into lin: the
+ * bytes written since the start (ring_dist(0, head)), at most the size.
+ * What follows them in lin is left as it was.
+ */
 void ring_copy_rotated(const char *data, u64 size, u64 head, char *lin);
 
 /*

@@ -144,6 +144,11 @@ static int test_prefix_collisions(void)
 	      o.map_timeout_ms == 20 && o.tail_synth, "--proc-map-timeout 20 --tail-synthesize");
 	CHECK(parse("--proc-map-timeout", "-1", "--", "true", NULL) == -EINVAL,
 	      "--proc-map-timeout -1");
+	/* one synthesis thread unless asked, as perf's --num-thread-synthesize */
+	CHECK(!parse("-a", "--", "true", NULL) && o.synth_threads == 1,
+	      "default synthesis threads: %d, perf's is 1", o.synth_threads);
+	CHECK(!parse("--num-thread-synthesize", "4", "--", "true", NULL) && o.synth_threads == 4,
+	      "--num-thread-synthesize 4: %d", o.synth_threads);
 	CHECK(!parse("--synth-threads=3", "--", "true", NULL) && o.synth_threads == 3,
 	      "--synth-threads=3: %d", o.synth_threads);
 	/* a perf-ring option is found by a prefix only when no perf option has it */

@@ -155,6 +155,37 @@ static int test_backward_unwrapped(void)
 	return 0;
 }
 
+/*
+ * Backward, not wrapped: the copy reads only what was written, so a quiet
+ * CPU's buffer costs what it holds, not its size (the rest of the image
+ * is left alone); wrapped, all of it, across 2^32 too.
+ */
+static int test_backward_copy_written(void)
+{
+	u64 size = 4096, heads[] = { 0, -(u64)1000, -(u64)4096, -(u64)5000, (u32)-1000 };
+	char *data = malloc(size), *img = malloc(size);
+
+	for (u64 i = 0; i < size; i++)
+		data[i] = (char)(i * 7 + 1);
+	for (size_t k = 0; k < ARRAY_SIZE(heads); k++) {
+		u64 head = heads[k], w = ring_dist(0, head), n = w < size ? w : size;
+		u64 off = head & (size - 1), bad = 0;
+
+		memset(img, 0xee, size);
+		ring_copy_rotated(data, size, head, img);
+		for (u64 i = 0; i < size; i++) {
+			char want = i < n ? data[(off + i) & (size - 1)] : (char)0xee;
+
+			bad += img[i] != want;
+		}
+		CHECK(!bad, "head %#llx (%llu written): %llu bytes differ (the unwritten part "
+		      "must stay untouched)", (unsigned long long)head, (unsigned long long)w,
+		      (unsigned long long)bad);
+	}
+	free(data); free(img);
+	return 0;
+}
+
 /* Backward, wrapped many times: newest records, complete, ending at newest. */
 static int test_backward_wrapped(void)
 {
@@ -660,6 +691,8 @@ int main(void)
 	tap_run("forward read without a walk when all fits, across 2^32", test_forward_unwalked);
 	tap_run("backward image before the first wrap", test_backward_unwrapped);
 	tap_run("backward image after wrapping: newest records, complete", test_backward_wrapped);
+	tap_run("backward copy: only the bytes written, before the first wrap",
+		test_backward_copy_written);
 	tap_run("backward image with writes during the copy", test_backward_concurrent);
 	tap_run("backward trusted length", test_backward_valid);
 	tap_run("a 32-bit kernel's data_head: distances across 2^32", test_head_32bit);
