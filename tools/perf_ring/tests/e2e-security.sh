@@ -70,12 +70,12 @@ for k in $SYSCTLS; do
 	sysctl -q -w "$k=0" >/dev/null || echo "# cannot set $k=0: the run keeps $v"
 done
 
-# pub: a world-writable sticky directory, as /tmp; root: root's own files,
+# pub: a world-writable sticky directory, as /tmp; own: root's own files,
 # the victim among them; home, u: the user's
-mkdir -p pub root home u
+mkdir -p pub own home u
 chmod 1777 pub
 chown "$U:$G" home u
-VICTIM=$W/root/victim
+VICTIM=$W/own/victim
 VICTIM_TEXT="root's file, not to be touched $$"
 echo "$VICTIM_TEXT" >"$VICTIM"
 chmod 644 "$VICTIM"
@@ -130,7 +130,7 @@ make_input() {
 ## outputs
 
 case_output_link() {
-	local what="-o NAME, NAME a dangling link planted by the user" t=$W/root/created-o
+	local what="-o NAME, NAME a dangling link planted by the user" t=$W/own/created-o
 	as_user ln -s "$t" pub/o.data
 	rec o.err record -e cpu-clock -o pub/o.data -- true
 	if [ -e "$t" ]; then
@@ -154,7 +154,7 @@ case_output_fifo() {
 }
 
 case_switch_links() {
-	local what="--switch-output: links planted on every predicted NAME.<stamp>" t=$W/root/created-sw f
+	local what="--switch-output: links planted on every predicted NAME.<stamp>" t=$W/own/created-sw f
 	plant_stamped pub/sw.data "$t"
 	rec sw.err record --switch-output=signal -e cpu-clock -o pub/sw.data -- sleep 0.2
 	f=$(find pub -name 'sw.data.*' -type f | head -1)
@@ -170,7 +170,7 @@ case_switch_links() {
 }
 
 case_switch_partial_links() {
-	local what="--overwrite --switch-output: links on every predicted NAME.<stamp>.partial" t=$W/root/created-fsp f
+	local what="--overwrite --switch-output: links on every predicted NAME.<stamp>.partial" t=$W/own/created-fsp f
 	plant_stamped pub/fs.data "$t" .partial
 	rec fs.err record --overwrite --switch-output=signal -e cpu-clock -o pub/fs.data -- sleep 0.3
 	f=$(find pub -name 'fs.data.*' -type f ! -name '*.partial*' | head -1)
@@ -232,7 +232,7 @@ case_old_link() {
 # recorded with RECORD_ARGS: root's file is untouched, the output replaces
 # the link
 out_link() {
-	local opt=$1 n=$2 IN=$W/root/$2.data
+	local opt=$1 n=$2 IN=$W/own/$2.data
 	local what="report $opt -o NAME, NAME a link to root's file"
 	shift 2
 	make_input "$@"
@@ -263,7 +263,7 @@ case_cache_tmp_link() {
 	if [ -z "$KHEX" ]; then skip "$what" "no kernel build-id (perf buildid-list -k)"; return; fi
 	as_user mkdir -p "$d"
 	as_user ln -s "$VICTIM" "$d/kallsyms.tmp"
-	HOME=$W/home/c1 rec c1.err record -e cpu-clock -o root/c1.data -- true
+	HOME=$W/home/c1 rec c1.err record -e cpu-clock -o own/c1.data -- true
 	if ! victim_intact; then
 		nok "$what: root's file untouched" "now $(stat -c %s "$VICTIM") bytes: $(head -c 60 "$VICTIM" | tr '\n' ' ')"
 	elif hung; then
@@ -279,12 +279,12 @@ case_cache_tmp_link() {
 case_cache_dir_link() {
 	local what="HOME=another user's: a cache directory replaced by a link to root's directory"
 	if [ -z "$KHEX" ]; then skip "$what" "no kernel build-id (perf buildid-list -k)"; return; fi
-	mkdir -p root/cdir
+	mkdir -p own/cdir
 	as_user mkdir -p "$W/home/c2/.debug"
-	as_user ln -s "$W/root/cdir" "$W/home/c2/.debug/[kernel.kallsyms]"
-	HOME=$W/home/c2 rec c2.err record -e cpu-clock -o root/c2.data -- true
-	if [ -n "$(ls -A root/cdir)" ]; then
-		nok "$what: nothing written in root's directory" "$(find root/cdir | head -5)"
+	as_user ln -s "$W/own/cdir" "$W/home/c2/.debug/[kernel.kallsyms]"
+	HOME=$W/home/c2 rec c2.err record -e cpu-clock -o own/c2.data -- true
+	if [ -n "$(ls -A own/cdir)" ]; then
+		nok "$what: nothing written in root's directory" "$(find own/cdir | head -5)"
 	elif hung; then
 		nok "$what: not blocked" "timed out"
 	else
@@ -305,7 +305,7 @@ cache_mount() {
 cache_swap() {
 	local how=$1 prog=$W/u/prog-$1 pid watch
 	as_user cp /bin/sleep "$prog"
-	PERF_BUILDID_DIR=$W/cache/$how timeout -k 2 "$T" "$PR" record -a -e cpu-clock -o "root/sw-$how.data" \
+	PERF_BUILDID_DIR=$W/cache/$how timeout -k 2 "$T" "$PR" record -a -e cpu-clock -o "own/sw-$how.data" \
 		-- sleep 1.5 >/dev/null 2>"sw-$how.err" &
 	pid=$!
 	# a copy bigger than the library, seen while it is written (a failed
@@ -397,7 +397,7 @@ case_cache_other() {
 ## modes
 
 case_modes() {
-	local IN=$W/root/md.data f m
+	local IN=$W/own/md.data f m
 	make_input -z
 	(
 		umask 000
@@ -427,7 +427,7 @@ case_modes() {
 
 # self_out KIND HOW: --KIND with -o the input itself (same) or a hard link to it
 self_out() {
-	local kind=$1 how=$2 IN=$W/root/self-$1-$2.data out sum
+	local kind=$1 how=$2 IN=$W/own/self-$1-$2.data out sum
 	local what="report --$kind -o $([ "$how" = same ] && echo INPUT || echo 'a hard link to INPUT')"
 	if [ "$kind" = decompress ]; then make_input -z; else make_input; fi
 	out=$IN
@@ -452,12 +452,12 @@ case_recover_hardlink() { self_out recover link; }
 
 case_old_dir() {
 	local what="NAME.old is a directory" sum
-	"$PR" record -q -e cpu-clock -o root/od.data -- true >/dev/null 2>&1
-	mkdir -p root/od.data.old
-	touch root/od.data.old/keep
-	sum=$(md5sum <root/od.data)
-	rec od.err record -e cpu-clock -o root/od.data -- true
-	if [ "$(md5sum <root/od.data)" != "$sum" ]; then
+	"$PR" record -q -e cpu-clock -o own/od.data -- true >/dev/null 2>&1
+	mkdir -p own/od.data.old
+	touch own/od.data.old/keep
+	sum=$(md5sum <own/od.data)
+	rec od.err record -e cpu-clock -o own/od.data -- true
+	if [ "$(md5sum <own/od.data)" != "$sum" ]; then
 		nok "$what: the previous recording is kept" "exit $RC, overwritten: $(head -c 200 od.err)"
 	elif [ "$RC" = 0 ] || ! grep -qE "Can't (remove old|move) data" od.err; then
 		nok "$what: the recording stops with perf's message" "exit $RC: $(head -c 200 od.err)"
@@ -468,12 +468,12 @@ case_old_dir() {
 
 case_partial_leftover() {
 	local what="a NAME.partial left over from a killed recording" sum kept
-	"$PR" record -q -e cpu-clock -o root/lo.data.partial -- sleep 0.2 >/dev/null 2>&1
-	sum=$(md5sum <root/lo.data.partial)
-	rec lo.err record --overwrite -e cpu-clock -o root/lo.data -- sleep 0.2
-	kept=$(for f in root/lo.data.partial*; do [ -f "$f" ] && [ "$(md5sum <"$f")" = "$sum" ] && echo "$f"; done | head -1)
+	"$PR" record -q -e cpu-clock -o own/lo.data.partial -- sleep 0.2 >/dev/null 2>&1
+	sum=$(md5sum <own/lo.data.partial)
+	rec lo.err record --overwrite -e cpu-clock -o own/lo.data -- sleep 0.2
+	kept=$(for f in own/lo.data.partial*; do [ -f "$f" ] && [ "$(md5sum <"$f")" = "$sum" ] && echo "$f"; done | head -1)
 	if [ -z "$kept" ]; then
-		nok "$what: kept, not truncated" "exit $RC: $(ls root/lo.data*) $(head -c 200 lo.err)"
+		nok "$what: kept, not truncated" "exit $RC: $(ls own/lo.data*) $(head -c 200 lo.err)"
 	elif ! grep -q -- '--recover' lo.err; then
 		nok "$what: the message points at perf-ring report --recover" "$(head -c 300 lo.err)"
 	else
