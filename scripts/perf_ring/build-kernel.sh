@@ -39,6 +39,10 @@ kasan_control=
 fragpaths=()
 for f in "${frags[@]}"; do fragpaths+=("$PR_ROOT/kernel/configs/$f"); done
 # NR_CPUS=N (a flavour of its own, "-cpusN"): one more fragment, made here.
+# It also stops the tick on idle CPUs (NO_HZ_IDLE, as distribution kernels
+# do): with the periodic tick, every idle vCPU of a 64-CPU guest takes HZ
+# interrupts a second, and under -icount (make qemu-bench PART=scale) they
+# are counted with the recorder's work, in proportion to CPUs x run time.
 if [ -n "${NR_CPUS:-}" ]; then
 	case "$NR_CPUS" in
 	[2-9]|[1-9][0-9]|[1-4][0-9][0-9]|50[0-9]|51[0-2]) ;;
@@ -46,7 +50,7 @@ if [ -n "${NR_CPUS:-}" ]; then
 	esac
 	mkdir -p "$PR_BUILD/kernel"
 	cpus_frag=$PR_BUILD/kernel/perf_ring-cpus$NR_CPUS.config
-	printf 'CONFIG_NR_CPUS=%s\n' "$NR_CPUS" > "$cpus_frag"
+	printf 'CONFIG_NR_CPUS=%s\nCONFIG_NO_HZ_IDLE=y\n' "$NR_CPUS" > "$cpus_frag"
 	frags+=(perf_ring-cpus.config)
 	fragpaths+=("$cpus_frag")
 fi
