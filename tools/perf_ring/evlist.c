@@ -972,22 +972,27 @@ bool evlist_tasks_gone(const struct evlist *el)
 	return n > 0 && gone;
 }
 
-int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first)
+int evlist_rings_lost(const struct evlist *el, u64 *lost, const struct efd **first)
 {
 	u64 v[2];
 
-	*lost = 0;
-	*first = NULL;
 	if (!el->lost_fmt)
 		return -EOPNOTSUPP;
+	for (int i = 0; i < el->nrings; i++) {
+		lost[i] = 0;
+		first[i] = NULL;
+	}
+	/* One pass over the fds, not one per ring: CPUs x events, not CPUs^2. */
 	for (int f = 0; f < el->nfds; f++) {
-		if (el->fds[f].ring != i || !efd_recorded(&el->fds[f]))
+		const struct efd *e = &el->fds[f];
+
+		if (e->ring < 0 || e->ring >= el->nrings || !efd_recorded(e))
 			continue;
-		if (read(el->fds[f].fd, v, sizeof(v)) != sizeof(v))
+		if (read(e->fd, v, sizeof(v)) != sizeof(v))
 			return -errno ?: -EIO;
-		*lost += v[1];
-		if (!*first)
-			*first = &el->fds[f];
+		lost[e->ring] += v[1];
+		if (!first[e->ring])
+			first[e->ring] = e;
 	}
 	return 0;
 }

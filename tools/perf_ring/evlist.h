@@ -182,11 +182,12 @@ bool evlist_tasks_gone(const struct evlist *el);
  */
 int evlist_reopen_cpu(struct evlist *el, int cpu);
 /*
- * The records the kernel dropped in ring i, summed over its events'
- * PERF_FORMAT_LOST counts; *first is the ring's first event.
+ * The records the kernel dropped in each ring, summed over its events'
+ * PERF_FORMAT_LOST counts, into lost[nrings]; first[i] is ring i's first
+ * event (NULL for a ring no recorded event writes to).
  * -EOPNOTSUPP without PERF_FORMAT_LOST (before Linux 6.0).
  */
-int evlist_ring_lost(const struct evlist *el, int i, u64 *lost, const struct efd **first);
+int evlist_rings_lost(const struct evlist *el, u64 *lost, const struct efd **first);
 /*
  * An event's count and, with PERF_FORMAT_LOST, the records it dropped
  * (else v[1] is 0).

@@ -130,6 +130,45 @@ static int read_round(struct stream *st, bool all)
 	return err;
 }
 
+/* Ring i's LOST record for what the kernel counted past its LOST records. */
+static int emit_lost(struct stream *st, int i, const struct efd *first, u64 counted,
+		     u64 newest, u32 idh)
+{
+	struct {
+		struct perf_event_header h;
+		u64 id, lost;
+		char sid[64];
+	} rec = { 0 };
+	const struct evlist *el = st->s.el;
+	u64 *p = (u64 *)rec.sid;
+
+	if (!first || counted <= st->lost[i])
+		return 0;
+	rec.h.type = PERF_RECORD_LOST;
+	rec.h.size = offsetof(typeof(rec), sid) + idh;
+	rec.id = first->id;
+	rec.lost = counted - st->lost[i];
+	/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
+	if (el->sample_type & PERF_SAMPLE_TID) {
+		u32 pt[2] = { -1, -1 };
+
+		memcpy(p++, pt, 8);
+	}
+	if (el->sample_type & PERF_SAMPLE_TIME)
+		*p++ = newest;
+	if (el->sample_type & PERF_SAMPLE_ID)
+		*p++ = first->id;
+	if (el->sample_type & PERF_SAMPLE_CPU) {
+		u32 cr[2] = { first->cpu, 0 };
+
+		memcpy(p++, cr, 8);
+	}
+	if (out_emit(st->s.out, &rec, rec.h.size))
+		return -EIO;
+	st->lost[i] = counted;
+	return 0;
+}
+
 /*
  * The kernel counts every record it could not write in the event's
  * lost_samples, and reports the loss in a PERF_RECORD_LOST that goes out
@@ -144,58 +183,29 @@ static int emit_unreported_lost(struct stream *st)
 	struct sink *s = &st->s;
 	const struct evlist *el = s->el;
 	u32 idh = synth_id_hdr_size(el->sample_type);
-	u64 newest = 0;
+	u64 newest = 0, *counted = calloc(el->nrings ?: 1, sizeof(*counted));
+	const struct efd **first = calloc(el->nrings ?: 1, sizeof(*first));
+	int err = counted && first ? evlist_rings_lost(el, counted, first) : -ENOMEM;
 
-	/*
-	 * The records' time: the newest read from any buffer.  A buffer's own
-	 * newest can be far older (its CPU went quiet after the loss), older
-	 * than what perf sorted and flushed at an earlier FINISHED_ROUND, and
-	 * perf would call the record out of order.
-	 */
-	for (int i = 0; i < el->nrings; i++)
-		if (st->newest[i] > newest)
-			newest = st->newest[i];
-
-	for (int i = 0; i < el->nrings; i++) {
-		struct {
-			struct perf_event_header h;
-			u64 id, lost;
-			char sid[64];
-		} rec = { 0 };
-		u64 counted, *p = (u64 *)rec.sid;
-		const struct efd *first;
-		int err = evlist_ring_lost(el, i, &counted, &first);
-
-		if (err == -EOPNOTSUPP)
-			return 0;	/* no PERF_FORMAT_LOST: the LOST records are all there is */
-		if (err)
-			return err;
-		if (!first || counted <= st->lost[i])
-			continue;
-		rec.h.type = PERF_RECORD_LOST;
-		rec.h.size = offsetof(typeof(rec), sid) + idh;
-		rec.id = first->id;
-		rec.lost = counted - st->lost[i];
-		/* sample_id: TID, TIME, ID, CPU, in the order of sample_type */
-		if (el->sample_type & PERF_SAMPLE_TID) {
-			u32 pt[2] = { -1, -1 };
-
-			memcpy(p++, pt, 8);
-		}
-		if (el->sample_type & PERF_SAMPLE_TIME)
-			*p++ = newest;
-		if (el->sample_type & PERF_SAMPLE_ID)
-			*p++ = first->id;
-		if (el->sample_type & PERF_SAMPLE_CPU) {
-			u32 cr[2] = { first->cpu, 0 };
-
-			memcpy(p++, cr, 8);
-		}
-		if (out_emit(s->out, &rec, rec.h.size))
-			return -EIO;
-		st->lost[i] = counted;
+	if (err == -EOPNOTSUPP)
+		err = 0;	/* no PERF_FORMAT_LOST: the LOST records are all there is */
+	else if (!err) {
+		/*
+		 * The records' time: the newest read from any buffer.  A
+		 * buffer's own newest can be far older (its CPU went quiet
+		 * after the loss), older than what perf sorted and flushed at
+		 * an earlier FINISHED_ROUND, and perf would call the record
+		 * out of order.
+		 */
+		for (int i = 0; i < el->nrings; i++)
+			if (st->newest[i] > newest)
+				newest = st->newest[i];
+		for (int i = 0; i < el->nrings && !err; i++)
+			err = emit_lost(st, i, first[i], counted[i], newest, idh);
 	}
-	return 0;
+	free(counted);
+	free(first);
+	return err;
 }
 
 /*
