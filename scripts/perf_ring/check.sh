@@ -22,7 +22,7 @@ steps=(
 	"recorder end to end against perf|make tools-e2e"
 	"recorder as nobody (perf_event_paranoid=2, 1, -1), also under ASan/UBSan|make tools-privileges"
 	"recorder safe as root on a shared host (planted links, fifos, the cache)|make tools-security"
-	"fuzz: perf.data reader, 60 s and the regression inputs|make fuzz-smoke"
+	"fuzz: the readers and the control channel, 30+15+10 s and the regression inputs|make fuzz-smoke"
 	"soak: flight recorder, 30 s, snapshots every 100 ms|make soak-host SOAK_SECONDS=30"
 	"benchmarks, quick run|make bench QUICK=1"
 	"kernel PRE: build|make kernel KERNEL=pre"
