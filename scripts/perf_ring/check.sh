@@ -27,8 +27,8 @@ steps=(
 	"benchmarks, quick run|make bench QUICK=1"
 	"kernel PRE: build|make kernel KERNEL=pre"
 	"kernel PRE: boot in QEMU with the selftests|make qemu-check KERNEL=pre"
-	"series: apply and checkpatch each patch, build and sparse the whole (make series-check builds each step)|BUILD_EACH=0 scripts/perf_ring/series-check.sh build/kernel/pre"
 	"kernel POST: build|make kernel KERNEL=post"
+	"series: apply and checkpatch each patch, sparse the whole, the build is POST's (make series-check builds each step)|BUILD_EACH=0 POST_TREE=build/kernel/post POST_LOG=build/images/post/build.log scripts/perf_ring/series-check.sh build/kernel/pre"
 	"kernel POST: boot in QEMU with the selftests|make qemu-check KERNEL=post"
 	"soak in the POST guest, 30 s, CPU 1 offline and back|make soak-guest KERNEL=post SOAK_SECONDS=30"
 )

@@ -40,6 +40,15 @@
 # patch its selftests build. Each skipped step says so in its row; make
 # series-check (BUILD_EACH=1, the default) builds every step.
 #
+# POST_TREE=DIR POST_LOG=FILE (with BUILD_EACH=0; make check, right after
+# it built POST): the last kernel patch is not built a second time. Its
+# build row is POST's: the files the series changed up to that patch
+# (outside the selftests and MAINTAINERS) must be the POST tree's, byte
+# for byte and no others, and POST's build log must show objects compiled
+# and no compiler warning; its sparse row is make C=2 in the POST tree. A
+# log that compiled nothing (POST was already built) cannot show that:
+# the patch is then built here, as without POST_TREE.
+#
 # It prints a line per check and a summary, and exits non-zero if any check
 # failed. Booting POST with the selftests is the QEMU pipeline's job.
 # JOBS sets make's -j (default 2).
@@ -59,6 +68,15 @@ work=${2:-$root/build/series-check${cross_only:+-cross}}
 jobs=${JOBS:-2}
 build_each=${BUILD_EACH:-1}
 case "$build_each" in 0|1) ;; *) die "BUILD_EACH=$build_each: use 1 (every step) or 0 (the last kernel step)" ;; esac
+post_tree=${POST_TREE:-}
+post_log=${POST_LOG:-}
+if [ -n "$post_tree" ]; then
+	[ "$build_each" = 0 ] && [ -z "$cross_only" ] || die "POST_TREE is for BUILD_EACH=0, without CROSS_ONLY"
+	[ -f "$post_tree/vmlinux" ] || die "POST_TREE=$post_tree: not a built kernel tree"
+	[ -f "$post_log" ] || die "POST_LOG=$post_log: no such file (POST's build log)"
+	post_tree=$(cd "$post_tree" && pwd)
+	post_log=$(cd "$(dirname "$post_log")" && pwd)/$(basename "$post_log")
+fi
 series=$root/kernel/series
 frag=$root/kernel/configs/perf_ring.config
 
@@ -151,6 +169,33 @@ build() {
 		return 0
 	fi
 	result "$step" build ok "$(elapsed "$t"), $(grep -c '^  CC' "$blog") objects compiled, $(size kernel/events/ring_buffer.o kernel/events/core.o | awk 'NR>1 {sub(".*/", "", $6); printf "%s%s text %s data %s", (NR>2 ? ", " : ""), $6, $1, $2}')"
+}
+
+# post_build STEP: the build row of the last kernel patch from POST's
+# build, when POST_TREE is given and its log shows a build (return 2 when
+# it does not: the caller builds here instead).
+post_build() {
+	local step=$1 ours theirs f n nw
+	n=$(grep -c '^  CC' "$post_log")
+	[ "$n" -gt 0 ] || return 2
+	ours=$(git diff --name-only tags/pre HEAD -- . ':!tools/testing/selftests' ':!MAINTAINERS')
+	theirs=$(git -C "$post_tree" diff --name-only tags/pre HEAD -- . ':!tools/testing/selftests' ':!MAINTAINERS')
+	git -C "$post_tree" update-index -q --refresh >/dev/null
+	if [ "$ours" != "$theirs" ] || ! git -C "$post_tree" diff-index --quiet HEAD --; then
+		result "$step" build FAIL "POST_TREE changes other files than the series up to here (or has uncommitted changes)"
+		return 1
+	fi
+	for f in $ours; do
+		cmp -s "$f" "$post_tree/$f" ||
+			{ result "$step" build FAIL "$f differs from POST_TREE's"; return 1; }
+	done
+	nw=$(grep -c 'warning:' "$post_log")
+	if [ "$nw" -gt 0 ]; then
+		grep 'warning:' "$post_log" >&2
+		result "$step" build FAIL "$nw compiler warnings in POST's build"
+		return 0
+	fi
+	result "$step" build ok "POST's build: the same $(wc -w <<<"$ours") files; ${post_log#"$root"/}: $n objects compiled, no warning"
 }
 
 # sparse TAG STEP: sparse warnings in kernel/events/. A warning is known
@@ -335,6 +380,17 @@ for p in "${patches[@]}"; do
 	fi
 	if [ -z "$cross_only" ] && [ "$build_each" = 0 ] && [ "$i" -lt "$last_kernel" ]; then
 		result "$step" build skipped "BUILD_EACH=0: built with the later patches; make series-check builds each step"
+	elif [ -n "$post_tree" ]; then
+		post_build "$step"
+		case $? in
+		0)	pushd "$post_tree" >/dev/null || die "$post_tree"
+			sparse "$i" "$step"
+			popd >/dev/null || die "$work" ;;
+		1)	break ;;
+		*)	log "$step: POST's build log compiled nothing: building here"
+			build "$i" "$step" || break
+			sparse "$i" "$step" ;;
+		esac
 	elif [ -z "$cross_only" ]; then
 		build "$i" "$step" || break
 		sparse "$i" "$step"
