@@ -39,8 +39,8 @@ trig_files() {
 		# a file with no sample (the last one after a switch, when the
 		# command ended just then): perf report says "no samples", so
 		# only perf script must read it
-		if "$PR" report -i "$f" 2>/dev/null | grep -q '^ *SAMPLE events: *0$' ||
-		   ! "$PR" report -i "$f" 2>/dev/null | grep -q '^ *SAMPLE events:'; then
+		"$PR" report -i "$f" >trig.pr 2>/dev/null
+		if grep -q '^ *SAMPLE events: *0$' trig.pr || ! grep -q '^ *SAMPLE events:' trig.pr; then
 			if perf script -i "$f" >/dev/null 2>script.err && [ ! -s script.err ]; then
 				good=$((good + 1))
 			else
@@ -48,10 +48,13 @@ trig_files() {
 			fi
 			continue
 		fi
+		# check_file leaves perf-ring report's output in pr.out and
+		# perf script's (its default fields hold event and trace) in
+		# script.out: the checks below read them, not another run
 		check_file "$f" "$what: $(basename "$f")" lossy || continue
 		# streaming: records the kernel dropped (LOST) leave gaps, as many
-		lost=$("$PR" report -i "$f" 2>/dev/null | sed -n 's/^ *lost: \([0-9]*\) samples.*/\1/p')
-		msg=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $TB "$count" \
+		lost=$(sed -n 's/^ *lost: \([0-9]*\) samples.*/\1/p' pr.out)
+		msg=$("$HERE/seqcheck.py" $TB "$count" <script.out \
 			$([ "$f" = "$last" ] && [ "${NEWEST:-1}" = 1 ] && echo --ends-at-newest) \
 			$([ "${lost:-0}" -gt 0 ] && echo --allow-missing "$lost"))
 		if [ $? != 0 ]; then
