@@ -182,7 +182,9 @@ else
 	rm -f cg.data
 	"$PR" record -e cpu-clock -a -G "$cg" -o cg.data -- sleep 1 2>cg.err
 	rc=$?
-	wait $inpid $outpid
+	# the loops run for seconds more than the recording: ended, not waited for
+	kill $inpid $outpid 2>/dev/null
+	wait $inpid $outpid 2>/dev/null
 	rmdir "$cgmnt/$cg"
 	pids=$(perf report -i cg.data --stdio --sort pid 2>/dev/null | grep -oE '[0-9]+:close-loop' | cut -d: -f1 | sort -u | tr '\n' ' ')
 	if [ $rc = 0 ] && [ "$pids" = "$inpid " ]; then
@@ -204,7 +206,8 @@ else
 	rm -f cg2.data
 	"$PR" record -e cpu-clock -e task-clock -a -G "$ca,$cb" -o cg2.data -- sleep 1 2>cg2.err
 	rc=$?
-	wait $apid $bpid $outpid
+	kill $apid $bpid $outpid 2>/dev/null
+	wait $apid $bpid $outpid 2>/dev/null
 	rmdir "$cgmnt/$ca" "$cgmnt/$cb"
 	got=$(perf script -i cg2.data -F comm,pid,event 2>/dev/null | awk '$1 == "close-loop" { print $2 ":" $3 }' |
 	      sort -u | tr '\n' ' ')
