@@ -2,7 +2,7 @@
 #
 # End-to-end tests of the triggers (issue: snapshot triggers, rotation and
 # a control channel), sourced by e2e.sh: its helpers (ok, nok, skip,
-# check_file, expect_fail) and variables (PR, CL, HERE) are used here.
+# check_file, expect_fail) and variables (PR, CL, HERE, PY3) are used here.
 #
 # Every file a trigger makes must decode alone, hold one contiguous run of
 # close(BASE + i) sequence numbers, and resolve comm and DSO for every
@@ -54,7 +54,7 @@ trig_files() {
 		check_file "$f" "$what: $(basename "$f")" lossy || continue
 		# streaming: records the kernel dropped (LOST) leave gaps, as many
 		lost=$(sed -n 's/^ *lost: \([0-9]*\) samples.*/\1/p' pr.out)
-		msg=$("$HERE/seqcheck.py" $TB "$count" <script.out \
+		msg=$("$PY3" "$HERE/seqcheck.py" $TB "$count" <script.out \
 			$([ "$f" = "$last" ] && [ "${NEWEST:-1}" = 1 ] && echo --ends-at-newest) \
 			$([ "${lost:-0}" -gt 0 ] && echo --allow-missing "$lost"))
 		if [ $? != 0 ]; then
@@ -156,9 +156,9 @@ for z in "" "-z"; do
 		if [ $rc != 0 ] || [ $# != 3 ]; then
 			nok "$mode $z --switch-output-event" "exit $rc, $# files (want 3): $(tail -3 ev.err)"; continue
 		fi
-		a=$(perf script -i "$1" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $TB 100000 --ends-at-newest)
+		a=$(perf script -i "$1" -F event,trace 2>/dev/null | "$PY3" "$HERE/seqcheck.py" $TB 100000 --ends-at-newest)
 		ra=$?
-		b=$(perf script -i "$2" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $((TB + 1000000)) 100000 --ends-at-newest)
+		b=$(perf script -i "$2" -F event,trace 2>/dev/null | "$PY3" "$HERE/seqcheck.py" $((TB + 1000000)) 100000 --ends-at-newest)
 		rb=$?
 		if [ $ra = 0 ] && [ $rb = 0 ] && resolved "$1" >/dev/null && resolved "$2" >/dev/null &&
 		   grep -q -- '--switch-output-event: 2 events' ev.err; then

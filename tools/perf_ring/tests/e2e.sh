@@ -34,6 +34,11 @@ skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 [ "$(id -u)" = 0 ] || skip_all "needs root (perf_event_open on tracepoints, tracefs)"
 command -v perf >/dev/null || skip_all "perf is not installed (Debian: linux-perf)"
 command -v python3 >/dev/null || skip_all "python3 is needed for the sequence checks"
+# the interpreter python3 names, found once: a version manager's shim
+# (pyenv's is a shell script) costs a shell and a lookup at every start,
+# and the sequence checks start one per file they check
+PY3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+[ -x "$PY3" ] || PY3=python3
 if [ ! -e /sys/kernel/tracing/events/header_page ] && [ ! -e /sys/kernel/debug/tracing/events/header_page ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 		skip_all "tracefs is not mounted and cannot be mounted"
@@ -274,7 +279,7 @@ for z in "" "-z"; do
 	good=0
 	for f in $files; do
 		check_file "$f" "overwrite $z snapshot $(basename "$f")" || continue
-		seq=$(perf script -i "$f" -F event,trace 2>/dev/null | "$HERE/seqcheck.py" $BASE 3000000 \
+		seq=$(perf script -i "$f" -F event,trace 2>/dev/null | "$PY3" "$HERE/seqcheck.py" $BASE 3000000 \
 			$([ "$f" = "$last" ] && echo --ends-at-newest))
 		if [ $? = 0 ]; then
 			good=$((good + 1))
