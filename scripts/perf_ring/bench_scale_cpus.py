@@ -22,7 +22,7 @@ Writes bench/results/scale-cpus.md and scale-cpus.png (SCALE_OUT=NAME:
 NAME.md and NAME.png instead). Besides both tools' cases, perf-ring's
 start-up with one synthesis thread per online CPU (its default before
 it took perf's one) is counted in the same boot.
-Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 50000),
+Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 400000; the cost per record is from CALLS against CALLS/2 calls),
 AGREE (the count booted twice; empty for none), SCALE_TIMEOUT (seconds per
 boot, default 14400), REUSE=1 (tables from the last logs), SCALE_KERNEL (the
 sentence that says which kernel was booted, for logs from another
@@ -46,7 +46,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
 RAW = os.path.join(BUILD, "qemu-scale")
 RES = os.path.join(ROOT, "bench", "results")
-CALLS = int(os.environ.get("CALLS", "50000"))
+CALLS = int(os.environ.get("CALLS", "400000"))
+HALF = CALLS // 2	# per record: the runs of CALLS against HALF calls
 CPUS = [int(x) for x in os.environ.get("SCALE_CPUS", "1 4 16 64").split()]
 AGREE = os.environ.get("AGREE", "4").strip()
 TMO = int(os.environ.get("SCALE_TIMEOUT", "14400"))
@@ -115,7 +116,7 @@ def parse(logf, partial=False):
     head = ""
     for line in lines:
         if line.startswith("# scale:"):
-            head = line[2:]
+            head = (head + "; " if head else "") + line[2:]
     return res["rec"], res["snap"], res["mem"], prof, head
 
 
@@ -138,21 +139,37 @@ def startup_parts(lines, tool):
     return out
 
 
+def bare(rec, n):
+    """The bare loop of n calls: the median of its three runs (one in
+    logs from before they were three)."""
+    v = sorted(rec[k]["busy"] for k in [("none", "none/%d" % n), ("none", "none/%d-2" % n),
+                                         ("none", "none/%d-3" % n)] if k in rec)
+    return v[len(v) // 2]
+
+
+def per_record(rec, tool, m, base, baseh):
+    """Instructions per record, from the runs of CALLS and HALF calls
+    (start-up and exit cancel), less the bare loop's difference: per
+    record kept (streaming, whose buffers hold every CPU's share) or
+    per record the kernel wrote (flight recorder: 2 per call)."""
+    a, h = rec[(tool, "%s/%d" % (m, CALLS))], rec[(tool, "%s/%d" % (m, HALF))]
+    n = a["samples"] - h["samples"] if m == "streaming" else 2 * (CALLS - HALF)
+    return ((a["busy"] - h["busy"]) - (base - baseh)) / max(n, 1)
+
+
 def figures(r):
     """Per tool and mode: fixed cost, per-record costs, snapshot cost."""
     rec, snap, mem, prof, _ = r
-    base, base0 = rec[("none", "none/%d" % CALLS)]["busy"], rec[("none", "none/0")]["busy"]
+    base, baseh, base0 = (bare(rec, c) for c in (CALLS, HALF, 0))
     out = {"base": base, "base0": base0}
     for tool in TOOLS:
         for m in MODES:
             a, b = rec[(tool, "%s/%d" % (m, CALLS))], rec[(tool, "%s/0" % m)]
-            # Streaming: per record kept; flight recorder: per record the
-            # kernel wrote for the loops (2 per call).
             n = a["samples"] if m == "streaming" else 2 * CALLS
             out[(tool, m)] = {
                 "cpu": a["busy"], "fixed": b["busy"] - base0,
                 "whole": (a["busy"] - base) / max(n, 1),
-                "marg": ((a["busy"] - b["busy"]) - (base - base0)) / max(n, 1),
+                "marg": per_record(rec, tool, m, base, baseh),
                 "kept": a["samples"], "lost": a["lost"], "bytes": a["bytes"], "wall": a["ns"],
                 "mem": mem.get((tool, m), {}),
                 "parts": startup_parts(prof.get("%s %s/0" % (tool, m), []), tool)}
@@ -165,24 +182,22 @@ def figures(r):
 
 
 def partial_figures(r):
-    """The per-record and fixed figures of each tool and mode whose four
+    """The per-record and fixed figures of each tool and mode whose
     counted runs a boot that ran out of time still finished, or None."""
     rec = r[0]
-    need = [("none", "none/%d" % CALLS), ("none", "none/0")]
+    need = [("none", "none/%d" % c) for c in (CALLS, HALF, 0)]
     if any(k not in rec for k in need):
         return None
-    base, base0 = rec[need[0]]["busy"], rec[need[1]]["busy"]
+    base, baseh, base0 = (bare(rec, c) for c in (CALLS, HALF, 0))
     out = {}
     for tool in TOOLS:
         for m in MODES:
-            ka, kb_ = (tool, "%s/%d" % (m, CALLS)), (tool, "%s/0" % m)
-            if ka not in rec or kb_ not in rec:
+            keys = [(tool, "%s/%d" % (m, c)) for c in (CALLS, HALF, 0)]
+            if any(k not in rec for k in keys):
                 continue
-            a, b = rec[ka], rec[kb_]
-            n = a["samples"] if m == "streaming" else 2 * CALLS
+            a, b = rec[keys[0]], rec[keys[2]]
             out[(tool, m)] = {"fixed": b["busy"] - base0, "kept": a["samples"],
-                              "lost": a["lost"],
-                              "marg": ((a["busy"] - b["busy"]) - (base - base0)) / max(n, 1)}
+                              "lost": a["lost"], "marg": per_record(rec, tool, m, base, baseh)}
     return out or None
 
 
@@ -259,6 +274,8 @@ def main():
     qv = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                         text=True).stdout.split()[3]
     head = res[ran[0]][0][4]
+    bigm = ", ".join("%d CPU%s: %s" % (n, "s" if n > 1 else "", (re.findall(r"-m (\d+ pages)", res[n][0][4]) or ["?"])[0])
+                     for n in ran)
     md = ["# Scale: CPUs, perf record against perf-ring record, in instructions (QEMU -icount)",
           "",
           "Generated by `make qemu-bench PART=scale` (CALLS=%d, SCALE_CPUS=\"%s\") on %s%s. "
@@ -278,34 +295,48 @@ def main():
               CALLS, " ".join(map(str, CPUS)), time.strftime("%Y-%m-%d", time.gmtime()),
               " (tables rebuilt from the console logs, `REUSE=1`)" if os.environ.get("REUSE")
               else "", os.environ.get("SCALE_KERNEL") or
-              "POST built with `CONFIG_NR_CPUS=%d` (`make kernel KERNEL=post NR_CPUS=%d`, the "
-              "same kernel at every count)" % (NR_CPUS, NR_CPUS), qv,
+              "POST built with `CONFIG_NR_CPUS=%d` and `CONFIG_NO_HZ_IDLE=y` (`make kernel "
+              "KERNEL=post NR_CPUS=%d`, the same kernel at every count; an idle vCPU stops its "
+              "tick, as in distribution kernels: with the periodic tick every idle vCPU took "
+              "HZ interrupts a second, counted with the recorder's work in proportion to CPUs "
+              "x run time; the previous version of this file, made with it, had negative "
+              "costs per record at 64 CPUs)" % (NR_CPUS, NR_CPUS), qv,
               (" **This run:** " + os.environ["SCALE_NOTE"]) if os.environ.get("SCALE_NOTE")
               else ""), "",
           "Workload: `cpu_loop %d` (bench/cpu_loop.c): one child per online CPU, pinned to it "
           "with sched_setaffinity(), %d close(-1) in all, split evenly, so every CPU's buffer "
           "is written and the work is the same at every count. Both tools: `record -q -a -e "
-          "'raw_syscalls:*'` with their default buffers (128 data pages, 512 KiB, per CPU: "
+          "'raw_syscalls:*'`, streaming and `--overwrite`. The fixed cost and the memory are "
+          "measured with their default buffers (128 data pages, 512 KiB, per CPU: "
           "perf's default for root from perf_event_mlock_kb = 516, perf-ring's documented "
-          "default), streaming and `--overwrite`; perf record with `--no-bpf-event` "
+          "default). The cost per record comes from the runs of %d and %d calls, in which "
+          "start-up and exit cancel: streaming with buffers that hold each CPU's share of "
+          "the calls (`-m`: %s), so that neither tool loses a record at "
+          "any count (under -icount one reader on busy vCPUs cannot keep up with the "
+          "writers: with the default buffers both tools lost a third of the records at 4 "
+          "and 16 CPUs, and a per kept record figure then counts something else); the "
+          "flight recorder with the default buffers, which both runs wrap on every CPU up "
+          "to 64, each tool writing its whole buffers at exit (perf-ring "
+          "`--snapshot-window=whole`; its default cuts them to the window all CPUs "
+          "share, whose size varies from run to run). perf record with `--no-bpf-event` "
           "(perf-record(1)) in every counted run and in the profile: its BPF side-band "
           "thread polls with a one-second timeout and holds perf's exit until it returns, "
           "a second that the spinner must fill with a billion emulated instructions per "
           "run, the most expensive part of a boot for the host; what the thread costs "
           "perf in instructions is counted once, in *perf's BPF side-band* below, and the "
           "memory columns are perf's defaults, side-band buffers included. Guest: `%s`."
-          % (CALLS, CALLS, head), "",
+          % (CALLS, CALLS, CALLS, HALF, bigm, head), "",
           "Columns: *fixed* is start-up and exit, the instructions of `record -a -- cpu_loop 0` "
-          "less the bare `cpu_loop 0`; *per record* is (instructions with %d calls - with 0 calls) - "
-          "(the same for the bare loop), divided by the records kept (streaming) or by the "
-          "%s records the kernel wrote for the loops (flight recorder, which keeps only the "
-          "last buffer's worth). *locked* is the size of the recorder's perf_event mappings: "
+          "less the bare `cpu_loop 0`; *per record* is (instructions with %d calls - with %d "
+          "calls) - (the same for the bare loop), divided by the difference of the records "
+          "kept (streaming) or by the %s records the kernel wrote for the extra calls "
+          "(flight recorder, which keeps only the last buffer's worth). *locked* is the size of the recorder's perf_event mappings: "
           "the buffers, which the kernel counts as locked memory, against the user's "
           "perf_event_mlock_kb x online CPUs first and the rest against RLIMIT_MEMLOCK "
           "(*VmPin*, the part past the user's share); neither tool mlock()s anything else "
           "(VmLck %s). *RSS* is the recorder's VmRSS at the end of the workload (read by "
           "the workload's shell from /proc/$PPID)." % (
-              CALLS, format(2 * CALLS, ","),
+              CALLS, HALF, format(2 * (CALLS - HALF), ","),
               "0 kB in every run" if all(F[n][(t, m)]["mem"].get("lck_kb", 0) == 0 for n in ran
                                          for t in TOOLS for m in MODES)
               else "in build/qemu-scale's logs, not 0 in every run"), ""]
@@ -348,6 +379,23 @@ def main():
                 c(a, lambda x: "%d / %d" % (x["kept"], x["lost"])),
                 c(b, lambda x: "%d / %d" % (x["kept"], x["lost"]))))
 
+    # The bare loop's runs: how much they vary is how far a figure per
+    # record can be trusted.
+    md += ["", "## The bare loop", "",
+           "`cpu_loop N` alone, three runs at each count, millions of instructions; the "
+           "medians are subtracted above. *per call* is (median of %d - median of %d) / %d."
+           % (CALLS, HALF, CALLS - HALF), "",
+           "| CPUs | %d calls | %d calls | 0 calls | per call |" % (CALLS, HALF),
+           "| ---: | --- | --- | --- | ---: |"]
+    for n in ran:
+        rec = res[n][0][0]
+        cols = [", ".join(fmt_m(rec[k]["busy"]) for k in [("none", "none/%d" % c),
+                                                            ("none", "none/%d-2" % c),
+                                                            ("none", "none/%d-3" % c)] if k in rec)
+                for c in (CALLS, HALF, 0)]
+        md.append("| %d | %s | %s | %s | %.1f |" % (
+            n, cols[0], cols[1], cols[2], (bare(rec, CALLS) - bare(rec, HALF)) / (CALLS - HALF)))
+
     # Start-up parts.
     md += ["", "## Start-up and exit, by part", "",
            "cpu-clock samples every %d instructions of the recorder and its children, "
@@ -373,7 +421,9 @@ def main():
     md += ["", "## One snapshot", "",
            "`record -a --overwrite --switch-output -- cpu_loop -s 2 %d`: after the loops the "
            "workload sends SIGUSR2 to the recorder twice, 100 ms apart, and each tool writes "
-           "its buffers to a file of their own; the same run with `-k` (kill(ppid, 0), "
+           "its whole buffers to a file of their own (perf-ring with "
+           "`--snapshot-window=whole`, as perf does; its default cuts the buffers to the "
+           "window all CPUs share, and then walks more than it copies); the same run with `-k` (kill(ppid, 0), "
            "nothing sent) is subtracted. Per snapshot: instructions, and the bytes of the "
            "snapshot files (what was copied out of the buffers)." % CALLS, "",
            "| CPUs | perf, M | perf bytes | perf instr./byte | perf-ring, M | perf-ring bytes "

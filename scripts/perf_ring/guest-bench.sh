@@ -194,16 +194,37 @@ scale() {
 	rec warm none $o -- /bench/cpu_loop 1000 >/dev/null
 	rec warm perf $o -- perf record -q -a $nobpf -o $o -e "$ev" -- /bench/cpu_loop 1000 >/dev/null
 	rec warm perf-ring $o -- perf-ring record -q -a -o $o -e "$ev" -- /bench/cpu_loop 1000 >/dev/null
-	for n in "$calls" 0; do
+	# The cost per record is the difference between $calls and $half
+	# calls, so that start-up and exit cancel: the streaming runs with
+	# buffers that hold each CPU's share of the calls (about 270 bytes a
+	# call, both records), so neither tool loses any at any count, the
+	# flight recorder with the default buffers, which both halves wrap on
+	# every CPU up to 64 (a buffer holds about 2,400 calls), each tool
+	# dumping whole buffers at exit (perf-ring --snapshot-window=whole).
+	# The 0-call runs, with the default buffers, are the fixed cost.
+	half=$((calls / 2))
+	big=128
+	while [ $((big * 4096)) -lt $((calls / $(nproc) * 270)) ]; do big=$((big * 2)); done
+	echo "# scale: per record from $calls and $half calls; streaming -m $big pages for them"
+	# The bare loop three times at each count (none/N, none/N-2,
+	# none/N-3): with many vCPUs its cost varies from run to run by tens
+	# of millions of instructions (forks, migrations, idle entries), as
+	# much as 75 per record at 64 CPUs; the report takes the median.
+	for n in "$calls" "$half" 0; do
 		rec none "none/$n" $o -b -- /bench/cpu_loop "$n"
+		rec none "none/$n-2" $o -b -- /bench/cpu_loop "$n"
+		rec none "none/$n-3" $o -b -- /bench/cpu_loop "$n"
 	done
 	for tool in perf-ring perf; do
 		topt=
 		[ $tool = perf ] && topt=$nobpf
-		for n in "$calls" 0; do
+		for n in "$calls" "$half" 0; do
 			for m in streaming flight; do
 				opt=
+				[ $m = streaming ] && [ "$n" != 0 ] && opt="-m $big"
 				[ $m = flight ] && opt=--overwrite
+				[ $m = flight ] && [ $tool = perf-ring ] && [ "$n" != 0 ] &&
+					opt="$opt --snapshot-window=whole"
 				rec $tool "$m/$n" $o -b -- $tool record -q -a $topt -o $o $opt -e "$ev" -- \
 					/bench/cpu_loop "$n"
 			done
@@ -220,9 +241,10 @@ scale() {
 			--num-thread-synthesize "$(nproc)" -e "$ev" -- /bench/cpu_loop 0
 	done
 	# One snapshot's cost: $snaps SIGUSR2 after the loops, against the
-	# same run with kill(ppid, 0) in their place.
+	# same run with kill(ppid, 0) in their place. perf-ring copies whole
+	# buffers, as perf does (its default cuts them to the common window).
 	for tool in perf-ring perf; do
-		topt=
+		topt=--snapshot-window=whole
 		[ $tool = perf ] && topt=$nobpf
 		for k in snap nosnap; do
 			kopt=
