@@ -395,6 +395,25 @@ def main():
                 for c in (CALLS, HALF, 0)]
         md.append("| %d | %s | %s | %s | %.1f |" % (
             n, cols[0], cols[1], cols[2], (bare(rec, CALLS) - bare(rec, HALF)) / (CALLS - HALF)))
+    spans = []
+    for n in ran:
+        rec = res[n][0][0]
+        v = [rec[k]["busy"] for c in (CALLS, HALF) for k in [("none", "none/%d" % c),
+             ("none", "none/%d-2" % c), ("none", "none/%d-3" % c)] if k in rec]
+        runs = [[rec[k]["busy"] for k in [("none", "none/%d" % c), ("none", "none/%d-2" % c),
+                                          ("none", "none/%d-3" % c)] if k in rec]
+                for c in (CALLS, HALF)]
+        span = max(max(r) - min(r) for r in runs) if v else 0
+        spans.append("%d CPU%s %s M, %.0f per record" % (n, "s" if n > 1 else "", fmt_m(span),
+                                                         span / (2 * (CALLS - HALF))))
+    md += ["", "How far apart the bare loop's runs of one count are (largest spread, and "
+           "that spread over the %s records of the extra calls): %s. A figure per record "
+           "cannot be read finer than that at its count; both tools' figures move with the "
+           "median (the same subtraction in both columns of a count). Why the bare loop "
+           "varies so at 64 vCPUs was not analysed (its 64 forks, migrations and idle "
+           "entries are the candidates); more calls per CPU would shrink the spread per "
+           "record."
+           % (format(2 * (CALLS - HALF), ","), "; ".join(spans))]
 
     # Start-up parts.
     md += ["", "## Start-up and exit, by part", "",
