@@ -139,11 +139,16 @@ def startup_parts(lines, tool):
     return out
 
 
+def bare_runs(rec, n):
+    """The busy instructions of the bare loop's runs of n calls (none/N,
+    none/N-2, none/N-3; one run in logs from before they were three)."""
+    return [rec[("none", m)]["busy"] for m in ("none/%d" % n, "none/%d-2" % n, "none/%d-3" % n)
+            if ("none", m) in rec]
+
+
 def bare(rec, n):
-    """The bare loop of n calls: the median of its three runs (one in
-    logs from before they were three)."""
-    v = sorted(rec[k]["busy"] for k in [("none", "none/%d" % n), ("none", "none/%d-2" % n),
-                                         ("none", "none/%d-3" % n)] if k in rec)
+    """The bare loop of n calls: the median of its runs."""
+    v = sorted(bare_runs(rec, n))
     return v[len(v) // 2]
 
 
@@ -390,21 +395,13 @@ def main():
            "| ---: | --- | --- | --- | ---: |"]
     for n in ran:
         rec = res[n][0][0]
-        cols = [", ".join(fmt_m(rec[k]["busy"]) for k in [("none", "none/%d" % c),
-                                                            ("none", "none/%d-2" % c),
-                                                            ("none", "none/%d-3" % c)] if k in rec)
-                for c in (CALLS, HALF, 0)]
+        cols = [", ".join(fmt_m(x) for x in bare_runs(rec, c)) for c in (CALLS, HALF, 0)]
         md.append("| %d | %s | %s | %s | %.1f |" % (
             n, cols[0], cols[1], cols[2], (bare(rec, CALLS) - bare(rec, HALF)) / (CALLS - HALF)))
     spans = []
     for n in ran:
         rec = res[n][0][0]
-        v = [rec[k]["busy"] for c in (CALLS, HALF) for k in [("none", "none/%d" % c),
-             ("none", "none/%d-2" % c), ("none", "none/%d-3" % c)] if k in rec]
-        runs = [[rec[k]["busy"] for k in [("none", "none/%d" % c), ("none", "none/%d-2" % c),
-                                          ("none", "none/%d-3" % c)] if k in rec]
-                for c in (CALLS, HALF)]
-        span = max(max(r) - min(r) for r in runs) if v else 0
+        span = max(max(r) - min(r) for r in (bare_runs(rec, c) for c in (CALLS, HALF)))
         spans.append("%d CPU%s %s M, %.0f per record" % (n, "s" if n > 1 else "", fmt_m(span),
                                                          span / (2 * (CALLS - HALF))))
     md += ["", "How far apart the bare loop's runs of one count are (largest spread, and "
