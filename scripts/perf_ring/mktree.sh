@@ -56,10 +56,11 @@ if [ ! -d "$origin/.git" ]; then
 	(
 		cd "$origin"
 		git init -q -b perf_ring .
-		# No automatic gc: after the base's 80,000 loose objects git
-		# would start one in the background, which packs them while
-		# cp -a copies .git into a kernel tree (objects vanish under
-		# the copy). The trees inherit this config.
+		# No automatic gc: after the base commit (a loose object for
+		# each file of the tree) git would start one in the
+		# background, which packs them while cp -a copies .git into a
+		# kernel tree (objects vanish under the copy). The trees
+		# inherit this config.
 		git config gc.auto 0
 		echo '/.perf_ring-*' >> .git/info/exclude
 		# -f: Debian's .gitignore ignores everything at the top level.

@@ -742,58 +742,23 @@ else
 	nok "the period= term" "exit $rc: $(cat per.err)"
 fi
 
-# perf's targets and lifetime, exit status, durable output, OUTPUT.old
 took "e2e.sh's own cases" 0
-t_part=$SECONDS
-. "$HERE/e2e-targets.sh"
-took e2e-targets.sh $t_part
-
-# every perf tool on every kind of file
-t_part=$SECONDS
-. "$HERE/e2e-tools.sh"
-took e2e-tools.sh $t_part
-
-# -o -: perf's pipe format, into perf and perf-ring report
-t_part=$SECONDS
-. "$HERE/e2e-pipe.sh"
-took e2e-pipe.sh $t_part
-
-# JIT-compiled BPF code: KSYMBOL and BPF_EVENT records
-t_part=$SECONDS
-. "$HERE/e2e-bpf.sh"
-took e2e-bpf.sh $t_part
-
-# call chains: -g, --call-graph dwarf, in streaming and flight-recorder files
-t_part=$SECONDS
-. "$HERE/e2e-callchains.sh"
-took e2e-callchains.sh $t_part
-
-# build-ids: in every kind of file, perf's cache, perf archive, a rebuild
-t_part=$SECONDS
-. "$HERE/e2e-buildids.sh"
-took e2e-buildids.sh $t_part
-
-# the triggers: switches, snapshots, rotation, the control channel
-t_part=$SECONDS
-. "$HERE/e2e-triggers.sh"
-took e2e-triggers.sh $t_part
-
-# under a memory cgroup's limit: a message, never the OOM killer
-t_part=$SECONDS
-. "$HERE/e2e-memlimit.sh"
-took e2e-memlimit.sh $t_part
-
-# the limits at scale: RLIMIT_NOFILE, RLIMIT_MEMLOCK, each with a message
-t_part=$SECONDS
-. "$HERE/e2e-limits.sh"
-took e2e-limits.sh $t_part
-# the RSS over many files: flight recorder snapshots, a switching stream: flat
-t_part=$SECONDS
-. "$HERE/e2e-rss.sh"
-took e2e-rss.sh $t_part
-# perf record's options: the walk of perf record -h, attributes, the manual's table
-t_part=$SECONDS
-. "$HERE/e2e-options.sh"
-took e2e-options.sh $t_part
+# The parts, each sourced here (its helpers and variables are e2e.sh's):
+#   targets     perf's targets and lifetime, exit status, durable output, OUTPUT.old
+#   tools       every perf tool on every kind of file
+#   pipe        -o -: perf's pipe format, into perf and perf-ring report
+#   bpf         JIT-compiled BPF code: KSYMBOL and BPF_EVENT records
+#   callchains  -g, --call-graph dwarf, in streaming and flight-recorder files
+#   buildids    in every kind of file, perf's cache, perf archive, a rebuild
+#   triggers    switches, snapshots, rotation, the control channel
+#   memlimit    under a memory cgroup's limit: a message, never the OOM killer
+#   limits      the limits at scale: RLIMIT_NOFILE, RLIMIT_MEMLOCK, each with a message
+#   rss         the RSS over many files: flight recorder snapshots, a switching stream
+#   options     perf record's options: the walk of perf record -h, attributes, the table
+for e2e_part in targets tools pipe bpf callchains buildids triggers memlimit limits rss options; do
+	t_part=$SECONDS
+	. "$HERE/e2e-$e2e_part.sh"
+	took "e2e-$e2e_part.sh" "$t_part"
+done
 
 finish
