@@ -48,7 +48,7 @@ struct writer_opts {
 	size_t chunk_size;
 	int nchunks;
 	bool stream;		/* a pipe: write(2) in order, no offsets, no io_uring */
-	bool touch;		/* every chunk's pages taken now, not as the queue deepens */
+	bool touch;		/* every chunk's and the zstd arena's pages taken now */
 };
 
 /* The writer's state is writer.c's: other files hold a pointer and use the functions below. */
