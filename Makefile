@@ -172,7 +172,8 @@ bench-scale: deps tools
 # wall clock on the host; not part of make check.  CONCURRENT=1 runs both
 # at once.
 soak-scale: deps tools
-	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent) --tool $(or $(TOOL),both)
+	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent) --tool $(or $(TOOL),both) \
+		$(if $(RUN),--run $(RUN)) $(if $(OUT),--out $(OUT))
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh

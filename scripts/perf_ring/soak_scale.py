@@ -26,6 +26,11 @@ is its flight recorder's snapshot a minute).  The host kernel leaks the
 MMAP2 build-id flag to other recorders, so perf-ring runs with -B (no
 build-ids), whether perf runs beside it or not, to keep runs comparable.
 
+--run stream or --run flight makes only that recording (each tool's), and
+--out NAME writes bench/results/NAME.md, .png and .dat instead of
+scale-duration's, from its own --raw directory (build/bench/NAME): a run
+of one recorder alone, kept beside the file of both tools.
+
 --concurrent runs the recordings at once (all of them in one hour; on a
 machine with other work each then competes with the others' workloads
 too).  The binaries are copied to the scratch directory first, so that a
@@ -59,6 +64,7 @@ RAW = ""	# where the samples and each run's summary are kept as they come
 RAW_LOCK = threading.Lock()
 TOOLS = ("perf-ring", "perf")
 RUNS = ("stream", "flight")
+OUT = "scale-duration"	# the result files' name in bench/results
 STOP = threading.Event()	# set when the harness is stopped: the runs end early
 
 
@@ -278,7 +284,7 @@ def when(t):
 
 
 def report():
-    """bench/results/scale-duration.md, .png and .dat from RAW."""
+    """bench/results/OUT.md, .png and .dat from RAW."""
     global EVERY
     have = {t: load_raw(t) for t in TOOLS}
     have = {t: v for t, v in have.items() if v and v[1]}
@@ -297,10 +303,10 @@ def report():
             for p in pts:
                 dat.append("%s %s %.0f %d %d %d %.2f" % ((tool, name) + p))
     results = os.path.join(B.ROOT, "bench", "results")
-    state = os.path.join(results, "scale-duration.dat")
+    state = os.path.join(results, OUT + ".dat")
     with open(state, "w") as f:
         f.write("\n".join(dat) + "\n")
-    png = os.path.join(results, "scale-duration.png")
+    png = os.path.join(results, OUT + ".png")
     curves = []
     for name, what in (("stream", "stream, --switch-output=1G --switch-max-files=3"),
                        ("flight", "flight recorder, a snapshot a minute")):
@@ -362,27 +368,34 @@ unset multiplot
             "summary line; for perf record, which prints none, the sum of the "
             "PERF_RECORD_LOST_SAMPLES records that end its last file (the "
             "kernel's count of each event's lost samples over the whole run).  "
-            "Samples: scale-duration.dat (tool, run, seconds, VmRSS kB, fds, "
+            "Samples: %s.dat (tool, run, seconds, VmRSS kB, fds, "
             "writing, load).\n\n"
             % (m0["seconds"], "; ".join(how), m0["built"], m0.get("perf", "perf ?"),
-               m0["kernel"], m0["cpus"], EVERY))
+               m0["kernel"], m0["cpus"], EVERY, OUT))
     text += B.md_table(["tool", "run", "options", "length", "samples", "RSS at 1 min, kB",
                         "RSS, lowest of each minute, kB", "largest change, kB",
                         "RSS peak, kB", "fds, lowest of each minute", "fds peak",
                         "load min / median / max", "events", "lost", "files left"],
                        rows, ["---", "---"] + ["---:"] * 13)
-    text += "\n![plot](scale-duration.png)\n\n## Goals\n\n"
+    text += "\n![plot](%s.png)\n\n## Goals\n\n" % OUT
     text += ("The goals are perf-ring's; perf record's rows are the same "
              "measures, for reference.\n\n")
     text += B.md_table(["goal", "figure", "verdict"], goals, ["---", "---:", "---"])
-    path = os.path.join(results, "scale-duration.md")
+    path = os.path.join(results, OUT + ".md")
     with open(path, "w") as f:
         f.write(text)
-    B.log("wrote bench/results/scale-duration.md, .png and .dat")
+    B.log("wrote bench/results/%s.md, .png and .dat" % OUT)
+
+
+def out_name(v):
+    """--out: a file name in bench/results, no directory, no extension."""
+    if not re.fullmatch(r"scale-[a-z0-9-]+", v):
+        raise argparse.ArgumentTypeError("%r: a name such as scale-duration-alone" % v)
+    return v
 
 
 def main():
-    global DUR, EVERY, RAW
+    global DUR, EVERY, RAW, OUT
     ap = argparse.ArgumentParser(description="make soak-scale: the duration dimension")
     ap.add_argument("seconds", nargs="?", type=int,
                     default=int(os.environ.get("SOAK_SCALE_SECONDS", "3600")))
@@ -391,12 +404,18 @@ def main():
     ap.add_argument("--every", type=int, default=EVERY, help="seconds between samples")
     ap.add_argument("--tool", choices=TOOLS + ("both",), default="both",
                     help="the recorder measured (perf is perf record)")
-    ap.add_argument("--raw", default=os.path.join(B.BUILD, "bench", "soak-scale"),
-                    help="directory for the samples and each run's summary")
+    ap.add_argument("--run", choices=RUNS + ("both",), default="both",
+                    help="the recording made (each tool's)")
+    ap.add_argument("--out", default=OUT, type=out_name,
+                    help="the result files' name in bench/results")
+    ap.add_argument("--raw", help="directory for the samples and each run's summary "
+                    "(build/bench/soak-scale, or build/bench/OUT with --out)")
     ap.add_argument("--report", action="store_true",
                     help="only write the result files from --raw")
     a = ap.parse_args()
-    DUR, EVERY, RAW = a.seconds, a.every, a.raw
+    DUR, EVERY, OUT = a.seconds, a.every, a.out
+    RAW = a.raw or os.path.join(B.BUILD, "bench",
+                                "soak-scale" if OUT == "scale-duration" else OUT)
     if a.report:
         report()
         return
@@ -412,8 +431,10 @@ def main():
         with open(os.path.join(RAW, tool + "-meta.json"), "w") as f:
             json.dump({"tool": tool, "built": built, "seconds": DUR, "every": EVERY,
                        "concurrent": a.concurrent, "start": time.time(),
-                       "cmd": "make soak-scale SECONDS=%d%s TOOL=%s" % (
-                           DUR, " CONCURRENT=1" if a.concurrent else "", a.tool),
+                       "cmd": "make soak-scale SECONDS=%d%s TOOL=%s%s%s" % (
+                           DUR, " CONCURRENT=1" if a.concurrent else "", a.tool,
+                           "" if a.run == "both" else " RUN=" + a.run,
+                           "" if OUT == "scale-duration" else " OUT=" + OUT),
                        "kernel": os.uname().release, "cpus": os.cpu_count(),
                        "perf": perf_version}, f, indent=1)
     loop = ["sh", "-c", LOOP, BIN["close-loop"]]
@@ -422,11 +443,11 @@ def main():
         # the host kernel leaks the MMAP2 build-id flag to other recorders:
         # perf-ring runs with -B so that perf record can run beside it
         xb = ["-B"] if tool == "perf-ring" else []
-        runs += [
+        runs += [r for r in (
             (tool, "stream", xb + ["-z", "--switch-output=1G", "--switch-max-files=3"], loop),
             (tool, "flight", xb + ["--overwrite", "-z", "--switch-output=60s"],
              ["sh", "-c", LOOP + " & " + SPAWN, BIN["close-loop"]]),
-        ]
+        ) if a.run in ("both", r[1])]
     if a.concurrent:
         errs = []
 
