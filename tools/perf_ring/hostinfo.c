@@ -65,7 +65,7 @@ static void feat_cpu(struct pbuf *b, bool desc)
 	free(ci);
 }
 
-u64 hostinfo_total_mem_kb(void)
+static u64 total_mem_kb(void)
 {
 	char *mi;
 	unsigned long long kb = 0;
@@ -135,7 +135,7 @@ static u32 cpu_id(int cpu, const char *name)
 	return v;
 }
 
-void hostinfo_topology(struct pbuf *b)
+static void feat_topology(struct pbuf *b)
 {
 	int nr = sysconf(_SC_NPROCESSORS_CONF);
 
@@ -153,7 +153,7 @@ void hostinfo_topology(struct pbuf *b)
 	}
 }
 
-void hostinfo_pmu_mappings(struct pbuf *b)
+static void feat_pmu_mappings(struct pbuf *b)
 {
 	DIR *d = opendir("/sys/bus/event_source/devices");
 	struct dirent *de;
@@ -180,14 +180,49 @@ void hostinfo_pmu_mappings(struct pbuf *b)
 	pbuf_free(&body);
 }
 
-void hostinfo_cpu_desc(struct pbuf *b)
+static void online_list(char *buf, size_t len)
 {
-	feat_cpu(b, true);
+	char *s;
+
+	buf[0] = 0;
+	if (read_text_file("/sys/devices/system/cpu/online", &s, NULL))
+		return;
+	snprintf(buf, len, "%s", s);
+	free(s);
 }
 
-void hostinfo_cpuid(struct pbuf *b)
+int hostinfo_refresh(struct hostinfo *h)
 {
-	feat_cpu(b, false);
+	char online[sizeof(h->online)];
+
+	online_list(online, sizeof(online));
+	if (h->valid && !strcmp(online, h->online))
+		return 0;
+	hostinfo_free(h);
+	memcpy(h->online, online, sizeof(online));
+	uname(&h->u);
+	h->nr_conf = sysconf(_SC_NPROCESSORS_CONF);
+	h->nr_online = sysconf(_SC_NPROCESSORS_ONLN);
+	h->mem_kb = total_mem_kb();
+	feat_cpu(&h->cpudesc, true);
+	feat_cpu(&h->cpuid, false);
+	feat_topology(&h->topology);
+	feat_pmu_mappings(&h->pmus);
+	if (h->cpudesc.err || h->cpuid.err || h->topology.err || h->pmus.err) {
+		hostinfo_free(h);
+		return -ENOMEM;
+	}
+	h->valid = true;
+	return 0;
+}
+
+void hostinfo_free(struct hostinfo *h)
+{
+	pbuf_free(&h->cpudesc);
+	pbuf_free(&h->cpuid);
+	pbuf_free(&h->topology);
+	pbuf_free(&h->pmus);
+	h->valid = false;
 }
 
 const char *tracefs_path(void)

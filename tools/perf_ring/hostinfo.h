@@ -7,19 +7,36 @@
 #ifndef PERF_RING_HOSTINFO_H
 #define PERF_RING_HOSTINFO_H
 
+#include <stdbool.h>
+#include <sys/utsname.h>
+
 #include "pbuf.h"
 #include "util.h"
 
-/* HEADER_CPUDESC: the "model name" of /proc/cpuinfo */
-void hostinfo_cpu_desc(struct pbuf *b);
-/* HEADER_CPUID: "vendor,family,model,stepping" */
-void hostinfo_cpuid(struct pbuf *b);
-/* HEADER_TOTAL_MEM's value: MemTotal in kB, 0 if unknown */
-u64 hostinfo_total_mem_kb(void);
-/* HEADER_CPU_TOPOLOGY: package, core and die lists, core and package ids */
-void hostinfo_topology(struct pbuf *b);
-/* HEADER_PMU_MAPPINGS: type and name of each event_source device */
-void hostinfo_pmu_mappings(struct pbuf *b);
+/*
+ * The host's features, read once for a recording and again only when the
+ * online CPUs change (/sys/devices/system/cpu/online, one small file): a
+ * snapshot otherwise read /proc/cpuinfo twice and six topology files per
+ * CPU, a cost per snapshot that grew with the CPUs and not with the bytes
+ * copied.  What else could change meanwhile (the hostname, memory added,
+ * a PMU registered by a module) is as it was at the start or at the last
+ * CPU that came or went.
+ */
+struct hostinfo {
+	bool valid;
+	char online[256];	/* cpu/online when read, "" if unreadable */
+	struct utsname u;
+	u32 nr_conf, nr_online;	/* HEADER_NRCPUS */
+	u64 mem_kb;		/* HEADER_TOTAL_MEM: MemTotal in kB, 0 if unknown */
+	/* the bodies of HEADER_CPUDESC ("model name"), HEADER_CPUID
+	 * ("vendor,family,model,stepping"), HEADER_CPU_TOPOLOGY and
+	 * HEADER_PMU_MAPPINGS (type and name of each event_source device) */
+	struct pbuf cpudesc, cpuid, topology, pmus;
+};
+
+/* Read the host into h, unless h holds it and no CPU came or went: 0 or -ENOMEM. */
+int hostinfo_refresh(struct hostinfo *h);
+void hostinfo_free(struct hostinfo *h);
 /* Mount point of tracefs with an events/ directory, or NULL. */
 const char *tracefs_path(void);
 

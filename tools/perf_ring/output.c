@@ -14,6 +14,7 @@
 #include "buildid.h"
 #include "compress.h"
 #include "fail.h"
+#include "hostinfo.h"
 #include "memlimit.h"
 #include "out-format.h"
 #include "output.h"
@@ -41,6 +42,7 @@ struct out_file {
 	struct bidset known;		/* every DSO so far: build-ids read, cached */
 	bool cache_warned;
 	struct pbuf tracing;		/* TRACING_DATA, read by out_prepare() */
+	struct hostinfo host;		/* the host's features, for every file */
 };
 
 const struct out_format *out_format_for(const char *path)
@@ -460,6 +462,8 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 
 	if (!f->on)
 		return 0;
+	if (!hostinfo_refresh(&f->host))
+		meta.host = &f->host;
 	if (!f->o.no_buildid) {
 		out_build_ids(f, &bids);
 		meta.build_ids = &bids;
@@ -614,6 +618,7 @@ void out_free(struct out_file *f)
 	bidset_free(&f->bids);
 	bidset_free(&f->known);
 	pbuf_free(&f->tracing);
+	hostinfo_free(&f->host);
 	writer_free(f->spare);
 	free(f);
 }

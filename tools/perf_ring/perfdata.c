@@ -12,7 +12,6 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/time.h>
 
 #include "perfdata.h"
@@ -125,9 +124,8 @@ static bool feat_off(int f)
 static int build_feature(int feat, const struct pf_event *evs, int nr,
 			 const struct pf_meta *meta, struct pbuf *b)
 {
-	struct utsname u;
+	const struct hostinfo *h = meta->host;
 
-	uname(&u);
 	switch (feat) {
 	case PF_FEAT_TRACING_DATA:
 		if (!meta->tracing)
@@ -141,10 +139,10 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_put(b, meta->build_ids->p, meta->build_ids->len);
 		break;
 	case PF_FEAT_HOSTNAME:
-		pbuf_pstr(b, u.nodename);
+		pbuf_pstr(b, h->u.nodename);
 		break;
 	case PF_FEAT_OSRELEASE:
-		pbuf_pstr(b, u.release);
+		pbuf_pstr(b, h->u.release);
 		break;
 	case PF_FEAT_VERSION:
 		/*
@@ -154,20 +152,20 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		pbuf_pstr(b, perf_ring_version);
 		break;
 	case PF_FEAT_ARCH:
-		pbuf_pstr(b, u.machine);
+		pbuf_pstr(b, h->u.machine);
 		break;
 	case PF_FEAT_NRCPUS:
-		pbuf_u32(b, sysconf(_SC_NPROCESSORS_CONF));
-		pbuf_u32(b, sysconf(_SC_NPROCESSORS_ONLN));
+		pbuf_u32(b, h->nr_conf);
+		pbuf_u32(b, h->nr_online);
 		break;
 	case PF_FEAT_CPUDESC:
-		hostinfo_cpu_desc(b);
+		pbuf_put(b, h->cpudesc.p, h->cpudesc.len);
 		break;
 	case PF_FEAT_CPUID:
-		hostinfo_cpuid(b);
+		pbuf_put(b, h->cpuid.p, h->cpuid.len);
 		break;
 	case PF_FEAT_TOTAL_MEM:
-		pbuf_u64(b, hostinfo_total_mem_kb());
+		pbuf_u64(b, h->mem_kb);
 		break;
 	case PF_FEAT_CMDLINE:
 		pbuf_u32(b, meta->argc);
@@ -185,10 +183,10 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 		}
 		break;
 	case PF_FEAT_CPU_TOPOLOGY:
-		hostinfo_topology(b);
+		pbuf_put(b, h->topology.p, h->topology.len);
 		break;
 	case PF_FEAT_PMU_MAPPINGS:
-		hostinfo_pmu_mappings(b);
+		pbuf_put(b, h->pmus.p, h->pmus.len);
 		break;
 	case PF_FEAT_SAMPLE_TIME:
 		pbuf_u64(b, meta->first_time);
@@ -223,9 +221,25 @@ static int build_feature(int feat, const struct pf_event *evs, int nr,
 	return b->err;
 }
 
-int pf_build_features(const struct pf_event *evs, int nr,
-		      const struct pf_meta *meta, u64 off,
-		      u64 *features, struct pbuf *out)
+/*
+ * meta with its host: the one it holds, or the host read now into *now
+ * (hostinfo_free() it after).  NULL: out of memory.
+ */
+static const struct pf_meta *with_host(const struct pf_meta *meta, struct pf_meta *m,
+				       struct hostinfo *now)
+{
+	if (meta->host)
+		return meta;
+	if (hostinfo_refresh(now))
+		return NULL;
+	*m = *meta;
+	m->host = now;
+	return m;
+}
+
+static int features_of(const struct pf_event *evs, int nr,
+		       const struct pf_meta *meta, u64 off,
+		       u64 *features, struct pbuf *out)
 {
 	static const int order[] = {
 		PF_FEAT_TRACING_DATA, PF_FEAT_BUILD_ID, PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE,
@@ -307,6 +321,19 @@ int pf_build_features(const struct pf_event *evs, int nr,
 	return out->err;
 }
 
+int pf_build_features(const struct pf_event *evs, int nr,
+		      const struct pf_meta *meta, u64 off,
+		      u64 *features, struct pbuf *out)
+{
+	struct hostinfo now = { 0 };
+	struct pf_meta m;
+	const struct pf_meta *mh = with_host(meta, &m, &now);
+	int err = mh ? features_of(evs, nr, mh, off, features, out) : -ENOMEM;
+
+	hostinfo_free(&now);
+	return err;
+}
+
 /*
  * perf's pipe format (perf.data-file-format.txt, "Pipe-mode data"): a
  * 16-byte header, then everything the file format keeps in its header
@@ -318,8 +345,8 @@ int pf_build_features(const struct pf_event *evs, int nr,
  * samples' time span) is left out; build-ids go at the end as records
  * (pf_build_pipe_buildids()).
  */
-int pf_build_pipe_head(const struct pf_event *evs, int nr,
-		       const struct pf_meta *meta, struct pbuf *out)
+static int pipe_head_of(const struct pf_event *evs, int nr,
+			const struct pf_meta *meta, struct pbuf *out)
 {
 	static const int order[] = {
 		PF_FEAT_HOSTNAME, PF_FEAT_OSRELEASE, PF_FEAT_VERSION, PF_FEAT_ARCH,
@@ -397,6 +424,18 @@ int pf_build_pipe_head(const struct pf_event *evs, int nr,
 		pbuf_free(&td);
 	}
 	return out->err;
+}
+
+int pf_build_pipe_head(const struct pf_event *evs, int nr,
+		       const struct pf_meta *meta, struct pbuf *out)
+{
+	struct hostinfo now = { 0 };
+	struct pf_meta m;
+	const struct pf_meta *mh = with_host(meta, &m, &now);
+	int err = mh ? pipe_head_of(evs, nr, mh, out) : -ENOMEM;
+
+	hostinfo_free(&now);
+	return err;
 }
 
 void pf_build_pipe_buildids(const struct pbuf *section, struct pbuf *out)

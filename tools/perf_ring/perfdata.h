@@ -91,6 +91,7 @@ struct pf_comp_info {
 };
 
 /* What goes into the feature sections. */
+struct hostinfo;
 struct pf_meta {
 	int argc;
 	char **argv;
@@ -104,6 +105,7 @@ struct pf_meta {
 	bool whole;			/* write PF_PRIV_WIN_MAGIC: buffers kept whole */
 	u64 window_start;		/* where the common window starts (0: none wrapped) */
 	const struct pbuf *build_ids;	/* HEADER_BUILD_ID's body (buildid.h), or NULL */
+	const struct hostinfo *host;	/* the host's features read before, or NULL: read now */
 };
 
 #define PF_PRIV_MAGIC 0x31474e4952524550ULL	/* "PERRING1" */

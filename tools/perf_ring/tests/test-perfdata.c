@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "counts.h"
+#include "hostinfo.h"
 #include "perfdata.h"
 #include "tap.h"
 
@@ -311,6 +312,51 @@ static int test_clock(void)
 	return 0;
 }
 
+/*
+ * The host's features, read once for a recording: the file's bytes are
+ * those of a read now, a second refresh keeps what was read (nothing is
+ * read again), and a change of the online CPUs reads it all again.
+ */
+static int test_host_cached(void)
+{
+	struct pf_event ev;
+	char *argv[] = { "perf-ring" };
+	struct pf_meta meta = { .argc = 1, .argv = argv };
+	u64 feats[PF_FEAT_BITS / 64], feats2[PF_FEAT_BITS / 64];
+	struct pbuf now = { 0 }, cached = { 0 };
+	struct hostinfo h = { 0 };
+	u64 mem_kb;
+
+	memset(&ev, 0, sizeof(ev));
+	strcpy(ev.name, "cpu-clock");
+	ev.attr.size = sizeof(ev.attr);
+	CHECK(hostinfo_refresh(&h) == 0 && h.valid, "the host read");
+	CHECK(h.topology.len > 4 && h.cpuid.len && h.cpudesc.len && h.nr_conf >= 1,
+	      "topology %zu bytes, cpuid %zu, cpudesc %zu, %u CPUs", h.topology.len,
+	      h.cpuid.len, h.cpudesc.len, h.nr_conf);
+	CHECK(pf_build_features(&ev, 1, &meta, 0, feats, &now) == 0, "features, host read now");
+	meta.host = &h;
+	CHECK(pf_build_features(&ev, 1, &meta, 0, feats2, &cached) == 0, "features, host kept");
+	CHECK(!memcmp(feats, feats2, sizeof(feats)), "the same feature bits");
+	CHECK(now.len == cached.len && !memcmp(now.p, cached.p, now.len),
+	      "the same bytes: %zu read now, %zu kept", now.len, cached.len);
+	mem_kb = h.mem_kb;
+	h.mem_kb = 1;		/* a mark: a read would write MemTotal over it */
+	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1, "kept while no CPU came or went");
+	strcpy(h.online, "0-4095");	/* as if the online CPUs had changed */
+	CHECK(hostinfo_refresh(&h) == 0 && h.valid && strcmp(h.online, "0-4095") &&
+	      h.mem_kb == mem_kb, "read again after a change of the online CPUs: '%s', %llu kB",
+	      h.online, (unsigned long long)h.mem_kb);
+	pbuf_free(&cached);
+	CHECK(pf_build_features(&ev, 1, &meta, 0, feats2, &cached) == 0, "features, host read again");
+	CHECK(now.len == cached.len && !memcmp(now.p, cached.p, now.len),
+	      "the same bytes again: %zu read now, %zu read again", now.len, cached.len);
+	hostinfo_free(&h);
+	pbuf_free(&now);
+	pbuf_free(&cached);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("header, attributes and features round trip", test_round_trip);
@@ -320,5 +366,7 @@ int main(void)
 	tap_run("perf strings are padded to 64 bytes", test_perf_string);
 	tap_run("the pipe format is read back", test_pipe);
 	tap_run("-k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf's", test_clock);
+	tap_run("the host's features read once, again when the online CPUs change",
+		test_host_cached);
 	return tap_done();
 }
