@@ -54,6 +54,7 @@ TMO = int(os.environ.get("SCALE_TIMEOUT", "14400"))
 NR_CPUS = 64
 OUT = os.environ.get("SCALE_OUT", "scale-cpus")
 MODES = ["streaming", "flight"]
+SNAP_PAGES = (16, 64, 128, 256)	# perf-ring's snapshot at -m of these (128: the default)
 TOOLS = ["perf", "perf-ring"]
 LABEL = {"streaming": "streaming", "flight": "flight recorder"}
 PERIOD = 20000		# the start-up profile's cpu-clock period, instructions
@@ -178,12 +179,22 @@ def figures(r):
                 "kept": a["samples"], "lost": a["lost"], "bytes": a["bytes"], "wall": a["ns"],
                 "mem": mem.get((tool, m), {}),
                 "parts": startup_parts(prof.get("%s %s/0" % (tool, m), []), tool)}
-        s, ns = snap[(tool, "snap")], snap[(tool, "nosnap")]
-        k = s["snaps"]
-        out[(tool, "snap")] = {"cpu": (s["busy"] - ns["busy"]) / k,
-                               "bytes": (s["fbytes"] - ns["fbytes"]) / k,
-                               "files": s["files"], "nofiles": ns["files"]}
+        out[(tool, "snap")] = one_snapshot(snap, tool, "")
+    for pg in SNAP_PAGES:
+        if pg != 128 and ("perf-ring", "snap/m%d" % pg) in snap:
+            out[("perf-ring", "snap", pg)] = one_snapshot(snap, "perf-ring", "/m%d" % pg)
+    if ("perf-ring", "snap", 16) in out:
+        out[("perf-ring", "snap", 128)] = out[("perf-ring", "snap")]
     return out
+
+
+def one_snapshot(snap, tool, m):
+    """One snapshot's instructions and bytes: the run with snaps SIGUSR2
+    less the same run without, over snaps."""
+    s, ns = snap[(tool, "snap" + m)], snap[(tool, "nosnap" + m)]
+    k = s["snaps"]
+    return {"cpu": (s["busy"] - ns["busy"]) / k, "bytes": (s["fbytes"] - ns["fbytes"]) / k,
+            "files": s["files"], "nofiles": ns["files"]}
 
 
 def partial_figures(r):
@@ -461,6 +472,7 @@ def main():
                           tool, b, fmt_m(a), " (two counts: any two points are on a line, so "
                           "this cannot tell a fixed cost from a cost per CPU)" if len(ran) == 2
                           else ""))
+    md += snapshot_bytes(F, ran)
     if any(F[n][(t, "streaming")]["lost"] for n in ran for t in TOOLS):
         md += ["", "A streaming run that lost records did less work per record written than "
                "one that kept them all (the kernel drops what does not fit, the reader never "
@@ -658,6 +670,33 @@ def same_lines(a, b):
         with open(f, errors="replace") as fh:
             return [x.rstrip("\r\n") for x in fh if x.startswith(("rec ", "snap ", "mem "))]
     return lines(a) == lines(b)
+
+
+def snapshot_bytes(F, ran):
+    """perf-ring's snapshot at each -m of SNAP_PAGES, per count: the cost
+    per snapshot apart from the cost per byte, at one count of CPUs."""
+    have = [n for n in ran if ("perf-ring", "snap", 16) in F[n]]
+    if not have:
+        return []
+    md = ["", "### perf-ring's snapshot against its bytes", "",
+          "The same snapshot runs, perf-ring only, with `-m` of %s pages a CPU (128 is "
+          "the default, the row above). At one count of CPUs only the bytes change, so "
+          "a least-squares line through them splits a cost per snapshot from a cost "
+          "per byte." % ", ".join(str(p) for p in SNAP_PAGES), "",
+          "| CPUs | -m pages | M instructions | bytes | instr./byte |",
+          "| ---: | ---: | ---: | ---: | ---: |"]
+    fits = []
+    for n in have:
+        pts = [(pg, F[n][("perf-ring", "snap", pg)]) for pg in SNAP_PAGES]
+        for pg, x in pts:
+            md.append("| %d | %d | %s | %s | %.2f |" % (
+                n, pg, fmt_m(x["cpu"]), format(int(x["bytes"]), ","),
+                x["cpu"] / max(x["bytes"], 1)))
+        a, b = fit([x["bytes"] for _, x in pts], [x["cpu"] for _, x in pts])
+        fits.append("%d CPU%s: %.2f instructions per byte plus %s M per snapshot" % (
+            n, "" if n == 1 else "s", b, fmt_m(a)))
+    md += ["", "Least squares at each count: " + "; ".join(fits) + "."]
+    return md
 
 
 def fit(xs, ys):

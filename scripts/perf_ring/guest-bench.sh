@@ -255,6 +255,19 @@ scale() {
 			echo "snap tool=$tool mode=$k snaps=$snaps $rec_line $(recfiles $o)"
 		done
 	done
+	# perf-ring's snapshot against its bytes at this count: the same
+	# runs with -m 16, 64 and 256 pages a CPU (128, the default, above),
+	# so that a cost per snapshot shows apart from a cost per byte.
+	for pg in 16 64 256; do
+		for k in snap nosnap; do
+			kopt=
+			[ $k = nosnap ] && kopt=-k
+			rm -f $o $o.*
+			rec_timed -b -- perf-ring record -q -a --snapshot-window=whole -m $pg -o $o \
+				--overwrite --switch-output -e "$ev" -- /bench/cpu_loop -s $snaps $kopt "$calls"
+			echo "snap tool=perf-ring mode=$k/m$pg snaps=$snaps $rec_line $(recfiles $o)"
+		done
+	done
 	# Memory at the end of the workload, read by the workload's shell from
 	# its parent, the recorder: VmRSS, VmHWM, VmLck (mlock), VmPin, and
 	# the perf_event mappings (the ring buffers the kernel charges to
