@@ -45,6 +45,11 @@ int comp_init(struct compressor *c, int level)
 	return 0;
 }
 
+void comp_touch(struct compressor *c)
+{
+	memset(c->arena, 0, COMP_ARENA);
+}
+
 int comp_reset(struct compressor *c)
 {
 	/* the parameters and zstd's workspace stay: a new frame */

@@ -66,6 +66,13 @@ struct compressor {
 };
 
 int comp_init(struct compressor *c, int level);
+/*
+ * Take every page of the input arena now.  A frame ends somewhere in the
+ * arena's second half, and that point moves with the unit sizes, so its
+ * pages are otherwise taken over a long recording, most after the reader
+ * has fallen behind: an RSS that steps up for good.
+ */
+void comp_touch(struct compressor *c);
 /* For the next file: a new frame, with the memory comp_init() took. */
 int comp_reset(struct compressor *c);
 void comp_free(struct compressor *c);

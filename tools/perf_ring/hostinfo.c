@@ -180,26 +180,18 @@ static void feat_pmu_mappings(struct pbuf *b)
 	pbuf_free(&body);
 }
 
-static void online_list(char *buf, size_t len)
-{
-	char *s;
-
-	buf[0] = 0;
-	if (read_text_file("/sys/devices/system/cpu/online", &s, NULL))
-		return;
-	snprintf(buf, len, "%s", s);
-	free(s);
-}
-
 int hostinfo_refresh(struct hostinfo *h)
 {
-	char online[sizeof(h->online)];
+	char *online;
 
-	online_list(online, sizeof(online));
-	if (h->valid && !strcmp(online, h->online))
+	if (read_text_file("/sys/devices/system/cpu/online", &online, NULL))
+		online = NULL;
+	if (h->valid && (online && h->online ? !strcmp(online, h->online) : online == h->online)) {
+		free(online);
 		return 0;
+	}
 	hostinfo_free(h);
-	memcpy(h->online, online, sizeof(online));
+	h->online = online;
 	uname(&h->u);
 	h->nr_conf = sysconf(_SC_NPROCESSORS_CONF);
 	h->nr_online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -222,6 +214,8 @@ void hostinfo_free(struct hostinfo *h)
 	pbuf_free(&h->cpuid);
 	pbuf_free(&h->topology);
 	pbuf_free(&h->pmus);
+	free(h->online);
+	h->online = NULL;
 	h->valid = false;
 }
 

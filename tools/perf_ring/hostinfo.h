@@ -24,7 +24,7 @@
  */
 struct hostinfo {
 	bool valid;
-	char online[256];	/* cpu/online when read, "" if unreadable */
+	char *online;		/* cpu/online when read, NULL if unreadable */
 	struct utsname u;
 	u32 nr_conf, nr_online;	/* HEADER_NRCPUS */
 	u64 mem_kb;		/* HEADER_TOTAL_MEM: MemTotal in kB, 0 if unknown */

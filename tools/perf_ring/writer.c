@@ -476,16 +476,8 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 		err = comp_init(&w->comp, o->level);
 		if (err)
 			goto fail;
-		/*
-		 * The arena fills to where a frame ends, somewhere in its
-		 * second half, and that point moves with the unit sizes: a
-		 * long recording's RSS crept up by its untouched pages, most
-		 * of them after the reader had fallen behind (a recorder
-		 * stopped with SIGSTOP for seconds shows it).  Taken whole, as
-		 * the chunks are.
-		 */
 		if (o->touch)
-			memset(w->comp.arena, 0, COMP_ARENA);
+			comp_touch(&w->comp);
 		err = -ENOMEM;
 		for (int i = 0; i < w->nslots; i++) {
 			w->slots[i].cap = comp_bound(o->chunk_size);
