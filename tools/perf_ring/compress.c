@@ -34,7 +34,7 @@ int comp_init(struct compressor *c, int level)
 	 */
 	if (level == 1)
 		ZSTD_CCtx_setParameter(z, ZSTD_c_windowLog, 17);
-	c->arena = malloc(COMP_ARENA);
+	c->arena = pages_alloc(COMP_ARENA);
 	if (!c->arena) {
 		ZSTD_freeCCtx(z);
 		return -ENOMEM;
@@ -48,6 +48,11 @@ int comp_init(struct compressor *c, int level)
 void comp_touch(struct compressor *c)
 {
 	memset(c->arena, 0, COMP_ARENA);
+}
+
+void comp_drop(struct compressor *c)
+{
+	pages_drop(c->arena, COMP_ARENA);
 }
 
 int comp_reset(struct compressor *c)
@@ -71,7 +76,7 @@ int comp_reset(struct compressor *c)
 void comp_free(struct compressor *c)
 {
 	ZSTD_freeCCtx(c->cctx);
-	free(c->arena);
+	pages_free(c->arena, COMP_ARENA);
 	c->cctx = NULL;
 	c->arena = NULL;
 }

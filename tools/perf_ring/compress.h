@@ -73,6 +73,12 @@ int comp_init(struct compressor *c, int level);
  * has fallen behind: an RSS that steps up for good.
  */
 void comp_touch(struct compressor *c);
+/*
+ * Give the input arena's pages back (comp_reset() follows before the
+ * next use): a writer kept between snapshots holds no memory for its
+ * input while no file is written.
+ */
+void comp_drop(struct compressor *c);
 /* For the next file: a new frame, with the memory comp_init() took. */
 int comp_reset(struct compressor *c);
 void comp_free(struct compressor *c);

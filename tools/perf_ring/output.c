@@ -217,8 +217,12 @@ int out_open(struct out_file *f, const char *path)
 
 	f->fmt = out_format_for(path);
 	f->memfs = !f->fmt->stream && memlimit_on() && memlimit_memfs(path);
-	/* the last file's writer has its memory, and in use: nothing to check */
-	err = f->spare ? 0 : mem_chunks(f, path, &wo.nchunks);
+	/*
+	 * A stream's last writer has its memory, and in use: nothing to
+	 * check.  A snapshot's gave its pages back (writer_trim()): the
+	 * snapshot takes them again.
+	 */
+	err = f->spare && !f->o.flight ? 0 : mem_chunks(f, path, &wo.nchunks);
 	f->expect_raw = 0;
 	if (err) {
 		f->mem_stop = true;
@@ -482,18 +486,16 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 	}
 	err = f->fmt->finish(&f->t, &e);
 	/*
-	 * A stream's next file (--switch-output) takes this writer as it is.
-	 * Freed and taken anew at each switch, its megabytes came back from
-	 * the heap once glibc had raised its mmap threshold, between
-	 * long-lived blocks that kept the freed pages: the RSS stepped up at
-	 * some switches for good.  A snapshot's writer is freed: the flight
-	 * recorder gives its pages back between snapshots (sink-flight.c).
+	 * The next file (--switch-output, the next snapshot) takes this
+	 * writer as it is, thread, io_uring and buffers: a file costs what
+	 * it writes, not a writer's start.  A flight recorder idles between
+	 * snapshots: its writer's buffers give their pages back until the
+	 * next one (writer_trim()).
 	 */
-	if (f->o.flight)
-		writer_free(f->w);
-	else
-		f->spare = f->w;
+	f->spare = f->w;
 	f->w = NULL;
+	if (f->o.flight)
+		writer_trim(f->spare);
 	pbuf_free(&bids);
 	account(f, &ws);
 	keep_file(f);

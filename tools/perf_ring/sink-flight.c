@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,17 +278,13 @@ static int take_snapshot(struct flight *fl, const char *path)
 		.overwritten = r.overwritten, .whole = fl->s.o->snapshot_whole,
 		.window_start = r.t_common,
 	};
-	err = out_close(fl->s.out, &snap, NULL) ?: err;
 	/*
-	 * Each file's writer takes megabytes (its chunks, zstd's state, the
-	 * compressed copies) and frees them at the close.  Once one of them
-	 * has been freed, glibc raises its mmap threshold, serves the next
-	 * file's buffers from the heap and keeps them there when something
-	 * long-lived lands above them: the RSS would step up for good at
-	 * some snapshot.  Give the free pages back after every snapshot.
+	 * The writer stays for the next snapshot, and its buffers, mapped
+	 * apart from the heap, give their pages back at the close
+	 * (writer_trim()): between snapshots the recorder holds the copies
+	 * it takes at the start and the writer's fixed part.
 	 */
-	malloc_trim(0);
-	return err;
+	return out_close(fl->s.out, &snap, NULL) ?: err;
 }
 
 /* Check the output location now, not at the first snapshot (out_check()). */

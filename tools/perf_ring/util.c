@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -277,4 +278,32 @@ int thread_create(pthread_t *t, void *(*fn)(void *), void *arg)
 		pthread_sigmask(SIG_SETMASK, &before, NULL);
 	}
 	return err;
+}
+
+static size_t page_round(size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (len + pg - 1) & ~(pg - 1);
+}
+
+void *pages_alloc(size_t len)
+{
+	void *p = mmap(NULL, page_round(len), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The next touch of a dropped page finds it zero-filled, as a new one. */
+void pages_drop(void *p, size_t len)
+{
+	if (p)
+		madvise(p, page_round(len), MADV_DONTNEED);
+}
+
+void pages_free(void *p, size_t len)
+{
+	if (p)
+		munmap(p, page_round(len));
 }

@@ -46,6 +46,16 @@ int online_cpus(bool *mask, int max);
  */
 int thread_create(pthread_t *t, void *(*fn)(void *), void *arg);
 
+/*
+ * Buffers of anonymous pages of their own, not the heap's: pages_drop()
+ * gives their pages back to the system and keeps the mapping, so that a
+ * buffer kept from one use to the next costs memory only while in use.
+ * pages_alloc() returns NULL on failure; len need not be page-aligned.
+ */
+void *pages_alloc(size_t len);
+void pages_drop(void *p, size_t len);
+void pages_free(void *p, size_t len);
+
 u64 now_ns(void);          /* CLOCK_MONOTONIC */
 /* "617.9 MB" style size, "6.0M" style count. */
 void fmt_bytes(char *buf, size_t len, double bytes);

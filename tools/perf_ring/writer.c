@@ -28,11 +28,27 @@ struct writer {
 	u64 start, off;		/* data section start, next write offset */
 	struct writer_opts o;
 	pthread_t thr;
+	bool thr_on;		/* thr runs, from writer_start() to writer_free() */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	/*
+	 * One waiter on each: the thread waits on work for a chunk queued,
+	 * finishing, go or quit; the reader on room for a free chunk, an
+	 * error or done.  Woken only when it is for them, neither wakes
+	 * the other for nothing (a system call each, and the recorder's own
+	 * syscalls are recorded with -a).
+	 */
+	pthread_cond_t work, room;
 	struct chunk *chunks;
 	struct chunk *free_list, *q_head, *q_tail;
-	bool finishing, done;
+	/* every chunk's buffer, and every slot's, in one mapping each (writer_trim()) */
+	char *chunk_mem, *slot_mem;
+	size_t chunk_mem_len, slot_mem_len;
+	/*
+	 * One file: finishing asks the thread to write what is queued and
+	 * end, done says it has.  Then it waits for the next file (go,
+	 * writer_restart()) or to stop (quit, writer_free()).
+	 */
+	bool finishing, done, go, quit;
 	struct compressor comp;
 	void *uring;		/* struct io_uring */
 	bool use_uring;
@@ -55,7 +71,7 @@ static void give_back(struct writer *w, struct chunk *c)
 	c->out_lo = c->out_hi = 0;
 	c->next = w->free_list;
 	w->free_list = c;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_signal(&w->room);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -67,7 +83,7 @@ static void set_err(struct writer *w, int err, u64 off)
 			w->err = err;
 		w->err_off = off;
 	}
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_signal(&w->room);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -362,13 +378,9 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 	}
 }
 
-static void *writer_main(void *arg)
+/* One file's data, from writer_start() or writer_restart() to writer_finish(). */
+static void write_file(struct writer *w)
 {
-	struct writer *w = arg;
-
-	/* not ahead of the command, as the reader that created it is */
-	prio_worker();
-
 	for (;;) {
 		struct chunk *c;
 
@@ -380,7 +392,7 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		while (!w->q_head && !w->finishing)
-			pthread_cond_wait(&w->cv, &w->mu);
+			pthread_cond_wait(&w->work, &w->mu);
 		c = w->q_head;
 		if (c) {
 			w->q_head = c->next;
@@ -403,11 +415,33 @@ static void *writer_main(void *arg)
 	if (w->use_uring)
 		while (w->inflight)
 			reap(w, true);
-	pthread_mutex_lock(&w->mu);
-	w->done = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
+}
+
+/*
+ * The thread stays from one file to the next: a recording that writes
+ * many files (snapshots, --switch-output) starts one thread for all.
+ */
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	/* not ahead of the command, as the reader that created it is */
+	prio_worker();
+	for (;;) {
+		write_file(w);
+		pthread_mutex_lock(&w->mu);
+		w->done = true;
+		pthread_cond_signal(&w->room);
+		/* woken by the next file's first chunk or its end, not its start */
+		while (!(w->go && (w->q_head || w->finishing)) && !w->quit)
+			pthread_cond_wait(&w->work, &w->mu);
+		w->go = false;
+		if (w->quit) {
+			pthread_mutex_unlock(&w->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&w->mu);
+	}
 }
 
 /*
@@ -422,14 +456,13 @@ static void free_buffers(struct writer *w)
 		w->uring = NULL;
 	}
 	comp_free(&w->comp);
-	for (int i = 0; w->slots && i < w->nslots; i++)
-		free(w->slots[i].buf);
+	pages_free(w->slot_mem, w->slot_mem_len);
 	free(w->slots);
-	for (int i = 0; w->chunks && i < w->o.nchunks; i++)
-		free(w->chunks[i].buf);
+	pages_free(w->chunk_mem, w->chunk_mem_len);
 	free(w->chunks);
 	w->slots = NULL;
 	w->chunks = NULL;
+	w->slot_mem = w->chunk_mem = NULL;
 }
 
 int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts *o)
@@ -446,24 +479,25 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 	if (o->stream)
 		w->o.aio = 0;	/* io_uring writes at offsets */
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
+	pthread_cond_init(&w->work, NULL);
+	pthread_cond_init(&w->room, NULL);
 	err = -ENOMEM;
 	w->chunks = calloc(o->nchunks, sizeof(*w->chunks));
-	if (!w->chunks)
+	w->chunk_mem_len = (size_t)o->nchunks * o->chunk_size;
+	w->chunk_mem = pages_alloc(w->chunk_mem_len);
+	if (!w->chunks || !w->chunk_mem)
 		goto fail;
+	/*
+	 * The queue takes a chunk more each time the writer falls further
+	 * behind than ever (load on the machine): over a long recording the
+	 * RSS would step up a chunk at a time, to all of them.  A recording
+	 * whose files switch runs long: it takes them all now, as the memory
+	 * check counted them (output.c).
+	 */
+	if (o->touch)
+		memset(w->chunk_mem, 0, w->chunk_mem_len);
 	for (int i = 0; i < o->nchunks; i++) {
-		w->chunks[i].buf = malloc(o->chunk_size);
-		if (!w->chunks[i].buf)
-			goto fail;
-		/*
-		 * The queue takes a chunk more each time the writer falls
-		 * further behind than ever (load on the machine): over a long
-		 * recording the RSS would step up a chunk at a time, to all
-		 * of them.  A recording whose files switch runs long: it takes
-		 * them all now, as the memory check counted them (output.c).
-		 */
-		if (o->touch)
-			memset(w->chunks[i].buf, 0, o->chunk_size);
+		w->chunks[i].buf = w->chunk_mem + (size_t)i * o->chunk_size;
 		w->chunks[i].cap = o->chunk_size;
 		w->chunks[i].next = w->free_list;
 		w->free_list = &w->chunks[i];
@@ -479,11 +513,13 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 		if (o->touch)
 			comp_touch(&w->comp);
 		err = -ENOMEM;
+		w->slot_mem_len = (size_t)w->nslots * comp_bound(o->chunk_size);
+		w->slot_mem = pages_alloc(w->slot_mem_len);
+		if (!w->slot_mem)
+			goto fail;
 		for (int i = 0; i < w->nslots; i++) {
 			w->slots[i].cap = comp_bound(o->chunk_size);
-			w->slots[i].buf = malloc(w->slots[i].cap);
-			if (!w->slots[i].buf)
-				goto fail;
+			w->slots[i].buf = w->slot_mem + i * w->slots[i].cap;
 		}
 	}
 	if (w->o.aio > 0) {
@@ -507,6 +543,7 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 		err = -err;
 		goto fail;
 	}
+	w->thr_on = true;
 	*wp = w;
 	return 0;
 
@@ -520,7 +557,11 @@ int writer_restart(struct writer *w, int fd, u64 start)
 {
 	int err;
 
-	/* the buffers as writer_start() left them, and the counts at zero */
+	/*
+	 * The buffers as writer_start() left them, and the counts at zero;
+	 * the thread waits in writer_main() and sees them after the lock.
+	 */
+	pthread_mutex_lock(&w->mu);
 	w->fd = fd;
 	w->start = w->off = start;
 	w->free_list = w->q_head = w->q_tail = NULL;
@@ -541,13 +582,22 @@ int writer_restart(struct writer *w, int fd, u64 start)
 	w->raw_bytes = w->out_bytes = w->nwrites = w->retries = 0;
 	w->get_wait_ns = w->comp_ns = w->write_ns = 0;
 	w->ncuts = 0;
-	if (w->o.level) {
-		err = comp_reset(&w->comp);
-		if (err)
-			return err;
+	err = w->o.level ? comp_reset(&w->comp) : 0;
+	if (err) {
+		w->done = true;	/* as after writer_finish() */
+	} else {
+		w->go = true;	/* the thread wakes at writer_put() or writer_finish() */
 	}
-	err = thread_create(&w->thr, writer_main, w);
-	return -err;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+void writer_trim(struct writer *w)
+{
+	pages_drop(w->chunk_mem, w->chunk_mem_len);
+	pages_drop(w->slot_mem, w->slot_mem_len);
+	if (w->o.level)
+		comp_drop(&w->comp);
 }
 
 struct chunk *writer_get(struct writer *w)
@@ -557,7 +607,7 @@ struct chunk *writer_get(struct writer *w)
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->free_list && !w->err)
-		pthread_cond_wait(&w->cv, &w->mu);
+		pthread_cond_wait(&w->room, &w->mu);
 	w->get_wait_ns += now_ns() - t0;
 	c = w->err ? NULL : w->free_list;
 	if (c) {
@@ -579,7 +629,7 @@ void writer_put(struct writer *w, struct chunk *c)
 	else
 		w->q_head = c;
 	w->q_tail = c;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -597,9 +647,10 @@ int writer_finish(struct writer *w, u64 *data_size)
 {
 	pthread_mutex_lock(&w->mu);
 	w->finishing = true;
-	pthread_cond_broadcast(&w->cv);
+	pthread_cond_signal(&w->work);
+	while (!w->done)
+		pthread_cond_wait(&w->room, &w->mu);
 	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thr, NULL);
 
 	/* on an error, what is on file before the failed write, cut whole */
 	*data_size = w->err ? cut_at_or_before(w, w->err_off - w->start) : w->off - w->start;
@@ -643,6 +694,14 @@ void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
+	if (w->thr_on) {
+		/* the thread ends its file, if one is open, and returns */
+		pthread_mutex_lock(&w->mu);
+		w->finishing = w->quit = true;
+		pthread_cond_signal(&w->work);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->thr, NULL);
+	}
 	free_buffers(w);
 	free(w->cuts);
 	free(w);

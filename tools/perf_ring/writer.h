@@ -72,17 +72,26 @@ bool writer_failed(struct writer *w);
  * (writer_boundary_before()).  Returns the first error.
  */
 /*
- * Waits for every write queued; the buffers stay the writer's until
- * writer_free(), for writer_restart().
+ * Waits for every write queued; the buffers and the thread stay the
+ * writer's until writer_free(), for writer_restart().
  */
 int writer_finish(struct writer *w, u64 *data_size);
 /*
  * A finished writer writes the next file (fd, its data at start) with the
- * chunks, compressed copies, zstd state and io_uring it has: a recording
- * whose files switch allocates nothing per file.  0 or negative errno
- * (the writer is then as after writer_finish()).
+ * thread, chunks, compressed copies, zstd state and io_uring it has: a
+ * recording whose files switch allocates nothing per file and starts no
+ * thread.  0 or negative errno (the writer is then as after
+ * writer_finish()).
  */
 int writer_restart(struct writer *w, int fd, u64 start);
+/*
+ * After writer_finish(): give back the pages of the chunks, the
+ * compressed copies and the compressor's input, keeping their mappings,
+ * the thread, zstd's context and io_uring.  A flight recorder idles
+ * between snapshots on no more memory than a writer's fixed part, and
+ * the next snapshot takes pages for what it writes only.
+ */
+void writer_trim(struct writer *w);
 const char *writer_kind(const struct writer *w);
 /* Why io_uring is not used ("" when it is, or was not asked for). */
 const char *writer_uring_err(const struct writer *w);
