@@ -239,6 +239,7 @@ int out_open(struct out_file *f, const char *path)
 		return err;
 	wo.stream = f->fmt->stream;
 	wo.touch = f->o.switching;
+	wo.in_caller = f->o.flight;
 	if (f->spare) {
 		f->w = f->spare;
 		f->spare = NULL;

@@ -378,6 +378,20 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 	}
 }
 
+/*
+ * The file's end, everything queued written: a last FINISHED_ROUND, which
+ * closes the zstd frame or follows it when the frame is closed already,
+ * and every write in flight complete.
+ */
+static void end_file(struct writer *w)
+{
+	if (w->o.level && w->comp.in_bytes)
+		write_chunk(w, NULL, true);
+	if (w->use_uring)
+		while (w->inflight)
+			reap(w, true);
+}
+
 /* One file's data, from writer_start() or writer_restart() to writer_finish(). */
 static void write_file(struct writer *w)
 {
@@ -406,20 +420,12 @@ static void write_file(struct writer *w)
 		if (w->use_uring)
 			reap(w, false);
 	}
-	/*
-	 * A last FINISHED_ROUND: it closes the zstd frame, or follows it
-	 * when the frame is closed already.
-	 */
-	if (w->o.level && w->comp.in_bytes)
-		write_chunk(w, NULL, true);
-	if (w->use_uring)
-		while (w->inflight)
-			reap(w, true);
+	end_file(w);
 }
 
 /*
- * The thread stays from one file to the next: a recording that writes
- * many files (snapshots, --switch-output) starts one thread for all.
+ * The thread stays from one file to the next: a stream whose files
+ * switch (--switch-output) starts one thread for all of them.
  */
 static void *writer_main(void *arg)
 {
@@ -538,12 +544,14 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 			w->use_uring = true;
 		}
 	}
-	err = thread_create(&w->thr, writer_main, w);
-	if (err) {
-		err = -err;
-		goto fail;
+	if (!o->in_caller) {
+		err = thread_create(&w->thr, writer_main, w);
+		if (err) {
+			err = -err;
+			goto fail;
+		}
+		w->thr_on = true;
 	}
-	w->thr_on = true;
 	*wp = w;
 	return 0;
 
@@ -606,8 +614,16 @@ struct chunk *writer_get(struct writer *w)
 	u64 t0 = now_ns();
 
 	pthread_mutex_lock(&w->mu);
-	while (!w->free_list && !w->err)
+	while (!w->free_list && !w->err) {
+		if (w->o.in_caller) {
+			/* every chunk not free is in flight: complete one */
+			pthread_mutex_unlock(&w->mu);
+			reap(w, true);
+			pthread_mutex_lock(&w->mu);
+			continue;
+		}
 		pthread_cond_wait(&w->room, &w->mu);
+	}
 	w->get_wait_ns += now_ns() - t0;
 	c = w->err ? NULL : w->free_list;
 	if (c) {
@@ -622,6 +638,12 @@ struct chunk *writer_get(struct writer *w)
 
 void writer_put(struct writer *w, struct chunk *c)
 {
+	if (w->o.in_caller) {
+		write_chunk(w, c, false);
+		if (w->use_uring)
+			reap(w, false);
+		return;
+	}
 	pthread_mutex_lock(&w->mu);
 	c->next = NULL;
 	if (w->q_tail)
@@ -645,6 +667,10 @@ bool writer_failed(struct writer *w)
 
 int writer_finish(struct writer *w, u64 *data_size)
 {
+	if (w->o.in_caller) {
+		end_file(w);
+		w->done = true;
+	}
 	pthread_mutex_lock(&w->mu);
 	w->finishing = true;
 	pthread_cond_signal(&w->work);

@@ -3,7 +3,8 @@
  * The writer: takes chunks of whole perf records, compresses them when
  * asked, and writes them to the data section of a file with io_uring
  * (several writes in flight) or plain write(2).  It runs on its own thread
- * so that compression and I/O never hold up the ring reader.
+ * so that compression and I/O never hold up the ring reader; a snapshot's
+ * writer runs in its caller, which waits for the file anyway.
  */
 #ifndef PERF_RING_WRITER_H
 #define PERF_RING_WRITER_H
@@ -49,6 +50,15 @@ struct writer_opts {
 	int nchunks;
 	bool stream;		/* a pipe: write(2) in order, no offsets, no io_uring */
 	bool touch;		/* every chunk's and the zstd arena's pages taken now */
+	/*
+	 * No thread: writer_put() compresses and submits in the caller, and
+	 * writer_finish() completes the writes there.  For a file written
+	 * whole while its caller waits (a snapshot): a thread would only
+	 * hand each chunk over and back, two wake-ups and their system
+	 * calls, with nothing to do meanwhile.  io_uring keeps the writes
+	 * in flight as the next chunks are filled.
+	 */
+	bool in_caller;
 };
 
 /* The writer's state is writer.c's: other files hold a pointer and use the functions below. */
@@ -87,7 +97,7 @@ int writer_restart(struct writer *w, int fd, u64 start);
 /*
  * After writer_finish(): give back the pages of the chunks, the
  * compressed copies and the compressor's input, keeping their mappings,
- * the thread, zstd's context and io_uring.  A flight recorder idles
+ * zstd's context and io_uring (and a thread).  A flight recorder idles
  * between snapshots on no more memory than a writer's fixed part, and
  * the next snapshot takes pages for what it writes only.
  */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The writer: io_uring and write(2), plain and compressed, and failure. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ int io_uring_submit(struct io_uring *ring)
  * fail_thread is set, and while leave_blocked is set it returns with every
  * signal blocked, as glibc's does when setting the caller's mask back fails.
  */
-static int fail_thread, leave_blocked;
+static int fail_thread, leave_blocked, thread_starts;
 
 int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
@@ -51,6 +52,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), v
 
 	if (fail_thread)
 		return EAGAIN;
+	thread_starts++;
 	if (leave_blocked) {
 		sigset_t all;
 
@@ -173,6 +175,78 @@ static int run_files(int aio, int level, bool touch, int nfiles)
 	}
 	writer_free(w);
 	return 0;
+}
+
+/* The resident pages of this process (statm), -1 if unknown. */
+static long resident_pages(void)
+{
+	long size, res = -1;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &res) != 2)
+			res = -1;
+		fclose(f);
+	}
+	return res;
+}
+
+/*
+ * A flight recorder's snapshots: one writer in its caller (no thread
+ * started, for any file), restarted for each file, each file whole, and
+ * after each writer_trim() the chunks' pages are given back.
+ */
+static int run_snapshots(int aio, int level)
+{
+	struct writer_opts o = { .aio = aio, .level = level, .chunk_size = 1 << 16, .nchunks = 4,
+				 .in_caller = true };
+	/* at least the chunk every file fills first: more when writes overlap */
+	long pages = o.chunk_size / sysconf(_SC_PAGESIZE);
+	struct writer *w = NULL;
+	int starts = thread_starts;
+
+	for (int f = 0; f < 3; f++) {
+		char path[4096];
+		u64 seq = 0, size, start = 200 + f;
+		long before, after;
+		int fd, err;
+
+		tap_tmpname(path, sizeof(path), "perf-ring-w");
+		fd = mkstemp(path);
+		CHECK(fd >= 0, "mkstemp");
+		if (!w)
+			CHECK(writer_start(&w, fd, start, &o) == 0, "start");
+		else
+			CHECK(writer_restart(w, fd, start) == 0, "restart for file %d", f + 1);
+		for (int i = 0; i < 40; i++) {
+			struct chunk *c = writer_get(w);
+
+			CHECK(c, "chunk");
+			c->len = fill(c->buf, c->cap, &seq);
+			writer_put(w, c);
+		}
+		err = writer_finish(w, &size);
+		CHECK(err == 0, "finish: %d", err);
+		if (check_data(fd, start, size, level, seq))
+			return 1;
+		before = resident_pages();
+		writer_trim(w);
+		after = resident_pages();
+		CHECK(before >= 0 && after >= 0, "/proc/self/statm");
+		CHECK(before - after >= pages, "file %d: writer_trim() gave back %ld pages, not "
+		      "a chunk's %ld", f + 1, before - after, pages);
+		close(fd);
+		unlink(path);
+	}
+	writer_free(w);
+	CHECK(thread_starts == starts, "%d threads started", thread_starts - starts);
+	return 0;
+}
+
+/* snapshots: the writer in its caller, no thread, its pages back after each file */
+static int test_snapshots(void)
+{
+	return run_snapshots(4, 0) || run_snapshots(0, 0) || run_snapshots(4, 1);
 }
 
 static int run(int aio, int level)
@@ -663,6 +737,8 @@ int main(void)
 	tap_run("LOST records outside the compressed stream, at their own cost", test_lost_outside);
 	tap_run("one writer restarted for each of several files: each whole, nothing allocated anew",
 		test_restart);
+	tap_run("snapshots: one writer in its caller, no thread, its pages given back after each",
+		test_snapshots);
 	tap_run("a cut per write over 100,000 writes: the list bounded, the newest exact",
 		test_cuts_bounded);
 	tap_run("a failed write is reported with the data size before it", test_failure);
