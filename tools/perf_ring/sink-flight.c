@@ -129,19 +129,27 @@ static int copy_buffers(struct flight *fl)
  * dropped because the buffer was paused (--snapshot-pause): those are
  * lost, not overwritten.  A tracking event's dropped side-band records
  * count there too; they are few, and the difference is clamped at 0.
+ * After snapshot_account(): the fds of a buffer whose copy is complete
+ * are not read, unless the kernel may have dropped records into it or
+ * this is the last snapshot (snapshot.h).
  */
-static int read_counters(struct flight *fl, struct snap_result *r)
+static int read_counters(struct flight *fl, struct snap_result *r, bool last)
 {
 	const struct evlist *el = fl->s.el;
+	bool all = last || fl->s.o->snapshot_pause;
 
 	/* per fd; a CPU that came back brings new fds (evlist_reopen_cpu()) */
 	if (snapshot_fds(&fl->st, el->nfds))
 		return -ENOMEM;
 	for (int i = 0; i < el->nfds; i++) {
+		struct snap_copy *c = &fl->copy[el->fds[i].ring];
 		u64 v[2];
 
 		if (!efd_recorded(&el->fds[i]))
 			continue;	/* not in the snapshot's buffers */
+		if (c->complete && !all)
+			continue;
+		c->read = true;
 		if (evlist_read_count(el, el->fds[i].fd, v))
 			continue;	/* keep the previous values */
 		snapshot_counter(&fl->st, i, &el->evs[el->fds[i].ev], v, r);
@@ -150,8 +158,7 @@ static int read_counters(struct flight *fl, struct snap_result *r)
 }
 
 /* The file: metadata, each buffer's part of the window, a round. */
-static int write_snapshot(struct flight *fl, const char *path, const struct snap_events *ev,
-			  struct snap_result *r, bool *opened)
+static int write_snapshot(struct flight *fl, const char *path, bool *opened)
 {
 	struct out_file *f = fl->s.out;
 	int n = fl->s.el->nrings, err;
@@ -167,7 +174,6 @@ static int write_snapshot(struct flight *fl, const char *path, const struct snap
 	err = out_emit_synth(f, fl->s.synth, &fl->sb.log);
 	if (err)
 		return err;
-	snapshot_account(&fl->st, ev, fl->copy, n, r);
 	for (int i = 0; i < n && !err; i++) {
 		const struct snap_copy *c = &fl->copy[i];
 
@@ -237,10 +243,12 @@ static void report_snapshot(const struct flight *fl, const char *path,
 /*
  * A snapshot: copy every CPU buffer (ring_bwd_snapshot()), keep one
  * complete window of time, or every buffer whole with the window's start
- * in the file (snapshot_window()), write it, and say what was overwritten
- * since the last one (snapshot_overwritten()).
+ * in the file (snapshot_window()), count what is new in it
+ * (snapshot_account()), read the counters it needs, write it, and say
+ * what was overwritten since the last one (snapshot_overwritten()).
+ * last: the recording's end, the events disabled.
  */
-static int take_snapshot(struct flight *fl, const char *path)
+static int take_snapshot(struct flight *fl, const char *path, bool last)
 {
 	struct snap_events ev = flight_events(fl->s.el);
 	struct snap_result r = { 0 };
@@ -256,15 +264,16 @@ static int take_snapshot(struct flight *fl, const char *path)
 	copy_ns = now_ns() - copy_ns;
 	/* after the copy: a copied sample's COMM and MMAP2 are in by now */
 	read_sideband(fl);
-	if (!err)
-		err = read_counters(fl, &r);
-	fl->s.lost += r.lost;
 	if (!err) {
 		snapshot_window(fl->copy, fl->s.el->nrings, ev.sample_type,
 				fl->s.o->snapshot_whole ? SNAP_WINDOW_WHOLE : SNAP_WINDOW_COMMON,
 				&r);
-		err = write_snapshot(fl, path, &ev, &r, &opened);
+		snapshot_account(&fl->st, &ev, fl->copy, fl->s.el->nrings, &r);
+		err = read_counters(fl, &r, last);
 	}
+	fl->s.lost += r.lost;
+	if (!err)
+		err = write_snapshot(fl, path, &opened);
 	snapshot_overwritten(&fl->st, &ev, fl->copy, fl->s.el->nrings, &r);
 	fl->s.overwritten += r.overwritten;
 	fl->s.ow_estimated |= ev.have_freq;
@@ -345,7 +354,7 @@ static int flight_serve(struct sink *s, const struct req *r)
 		return 0;
 	out_name_stamped(s->o->output, path, sizeof(path));
 	snprintf(s->done_path, sizeof(s->done_path), "%s", path);
-	return take_snapshot(fl, path);
+	return take_snapshot(fl, path, false);
 }
 
 static void flight_finish(struct sink *s, bool keep)
@@ -358,7 +367,7 @@ static void flight_finish(struct sink *s, bool keep)
 		out_name_stamped(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
-	take_snapshot((struct flight *)s, path);
+	take_snapshot((struct flight *)s, path, true);
 }
 
 static void flight_free(struct sink *s)

@@ -205,6 +205,10 @@ void snapshot_account(struct snap *st, const struct snap_events *ev, struct snap
 		c[i].written = snap_ring_written(sr, c[i].head);
 		count_new(ev, &c[i], &nr);
 		c[i].kept = nr.bytes[1];
+		c[i].new_exact = nr.n[1][0];
+		/* every new record copied, and none before the window's start */
+		c[i].complete = c[i].written <= c[i].len && nr.bytes[0] == nr.bytes[1];
+		c[i].read = false;
 		r->new_exact += nr.n[1][0];
 		r->new_all += nr.n[1][0] + nr.n[1][1];
 		r->written += c[i].written;
@@ -229,11 +233,18 @@ void snapshot_account(struct snap *st, const struct snap_events *ev, struct snap
 void snapshot_overwritten(struct snap *st, const struct snap_events *ev,
 			  const struct snap_copy *c, int n, struct snap_result *r)
 {
-	u64 d;
+	u64 d, counted = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct snap_ring *sr = &st->rings[i];
+		struct snap_ring *sr = &st->rings[i];
 
+		/* new samples count against the counters that made them: when read */
+		if (c[i].read) {
+			counted += sr->unread + c[i].new_exact;
+			sr->unread = 0;
+		} else {
+			sr->unread += c[i].new_exact;
+		}
 		if (ev->have_freq)
 			r->est += ring_bwd_overwritten_est(c[i].written, c[i].kept, sr->est_seen,
 							   sr->est_n[1]);
@@ -249,7 +260,7 @@ void snapshot_overwritten(struct snap *st, const struct snap_events *ev,
 	 * events disabled, makes the total exact.
 	 */
 	st->exp_cum += r->expected;
-	st->new_cum += r->new_exact;
+	st->new_cum += counted;
 	d = st->exp_cum > st->new_cum ? st->exp_cum - st->new_cum : 0;
 	r->interval = d > st->deficit ? d - st->deficit : 0;
 	st->deficit = d;

@@ -10,10 +10,13 @@
  *   snapshot_window()       what it keeps: the common time window
  *                           (snapshot_cut()), or every buffer whole with
  *                           the window's start as a mark
- *   snapshot_counter()      each recorded fd's counter, read after the copy
  *   snapshot_account()      per buffer: where its part of the window
- *                           starts, its new records and bytes, and the
- *                           share of each kind of sample in them
+ *                           starts, its new records and bytes, the share
+ *                           of each kind of sample in them, and whether
+ *                           its copy holds all of them (->complete)
+ *   snapshot_counter()      each recorded fd's counter, read after the
+ *                           copy, of the buffers whose copy is not
+ *                           complete (the sink marks them ->read)
  *   snapshot_overwritten()  the counters' interval (with the deficit
  *                           carried over) and the estimate from bytes
  *
@@ -36,6 +39,12 @@ struct snap_ring {
 	 * estimate goes by (ring_bwd_overwritten_est())
 	 */
 	double est_seen, est_n[2];
+	/*
+	 * Fixed-period samples new in the snapshots since its counters were
+	 * last read: they join the run's new samples when the counters that
+	 * made them are read (snapshot_overwritten())
+	 */
+	u64 unread;
 };
 
 /* Per recorded fd: its counter and lost count at the last snapshot. */
@@ -72,6 +81,14 @@ struct snap_copy {
 	u64 start;		/* the window starts here: data + start is kept */
 	u64 written;		/* bytes written since the last snapshot */
 	u64 kept;		/* bytes of them kept */
+	u64 new_exact;		/* fixed-period samples of them kept */
+	/*
+	 * Every record written since the last snapshot is in the copy and
+	 * kept: nothing of this buffer was overwritten, and its counters
+	 * need not be read (snapshot_account())
+	 */
+	bool complete;
+	bool read;		/* set by the sink: its fds' counters were read */
 };
 
 /* What the snapshot functions need to know of the events. */
@@ -144,8 +161,14 @@ void snapshot_window(const struct snap_copy *c, int n, u64 sample_type, enum sna
 /*
  * Counter i (an fd writing into the buffers) read after the copy: v[0] the
  * count, v[1] the records the kernel dropped (PERF_FORMAT_LOST).  Adds to
- * r->lost and r->expected: the samples made since the last snapshot, less
- * those dropped (lost, not overwritten; clamped at 0).
+ * r->lost and r->expected: the samples made since the counter was last
+ * read, less those dropped (lost, not overwritten; clamped at 0).
+ *
+ * A buffer whose copy is complete lost nothing to overwriting: its fds
+ * need not be read, and a read of a counter on another CPU interrupts
+ * that CPU (an IPI) for every fd at every snapshot.  The sink reads them
+ * anyway where the kernel may drop records (--snapshot-pause) and at the
+ * last snapshot, which makes the run's totals exact.
  */
 void snapshot_counter(struct snap *st, int i, const struct pf_event *ev, const u64 v[2],
 		      struct snap_result *r);
@@ -153,17 +176,19 @@ void snapshot_counter(struct snap *st, int i, const struct pf_event *ev, const u
 /*
  * Per copy: where the window starts (records before t_cut dropped; an
  * untimed record goes with what follows it), the bytes and samples
- * written since the last snapshot and kept; the estimator's history and
- * the last head move on.  Adds to r.
+ * written since the last snapshot and kept, and whether that is all of
+ * them (->complete); the estimator's history and the last head move on.
+ * Adds to r.  Before the counters are read (snapshot_counter()).
  */
 void snapshot_account(struct snap *st, const struct snap_events *ev, struct snap_copy *c,
 		      int n, struct snap_result *r);
 
 /*
- * After snapshot_account(): what was overwritten since the last snapshot.
- * Fixed-period samples from the counters (r->expected less the new ones,
- * less the deficit carried), frequency ones estimated from the bytes of
- * each buffer written and not kept.
+ * After snapshot_account() and the counters: what was overwritten since
+ * the last snapshot.  Fixed-period samples from the counters (r->expected
+ * less the new ones of the buffers read, theirs from unread snapshots
+ * too, less the deficit carried), frequency ones estimated from the bytes
+ * of each buffer written and not kept.
  */
 void snapshot_overwritten(struct snap *st, const struct snap_events *ev,
 			  const struct snap_copy *c, int n, struct snap_result *r);
