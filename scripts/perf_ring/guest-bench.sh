@@ -15,6 +15,8 @@
 #                   make qemu-bench PART=zlong);
 #   scale           the recorders with -a on every vCPU (make qemu-bench
 #                   PART=scale, booted with -smp N);
+#   snapprof        where perf-ring's snapshot spends its instructions
+#                   (make qemu-bench PART=snapprof, -smp N);
 #   boot            nothing: the boot's own cost at -smp N.
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
@@ -316,6 +318,87 @@ scale() {
 	done
 }
 
+# snapprof: where the instructions of perf-ring's snapshot go (make
+# qemu-bench PART=snapprof, booted with -smp N). perf-ring -a --overwrite
+# -m 16 (small buffers: the copy is a small part), 20 snapshots after a
+# short loop, against the same run with none (cpu_loop -k), each under
+# cpu-clock every 5000 instructions with call graphs, the recorder and
+# its children only (its threads, io_uring's worker); then the same two
+# with --exclude-perf, whose difference from the first two is the
+# kernel recording the recorder's own system calls (raw_syscalls:* with
+# -a sees them). "SNAPPROF_BEGIN variant run report" blocks of perf
+# report lines, at one vCPU only: with more, cpu-clock runs on the shared
+# guest clock and counts the other vCPUs' instructions too. At every
+# count, measured: "snapm" lines, the same four runs' busy instructions
+# (rec_run -b) and the function-call IPIs the guest took during each
+# (CAL in /proc/interrupts); "syscalls" lines, each run's system calls
+# by name.
+# ipis: function-call interrupts so far, every CPU's
+ipis() {
+	awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+		/proc/interrupts
+}
+
+snapprof() {
+	if ! [ -x /usr/bin/perf ]; then
+		echo "snapprof skipped: no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	echo 0 > /proc/sys/kernel/randomize_va_space
+	cd "$W" || return
+	ln -sf /usr/bin/perf $W/prof
+	o=$W/rec.data
+	ev='raw_syscalls:*'
+	snaps=20
+	per=5000
+	echo "# snapprof: $(nproc) CPUs, $snaps snapshots, cpu-clock every $per, $(uname -r)"
+	# First, every DSO the runs below map (the profiler's too) into the
+	# build-id cache, which each run then finds there, as a run after
+	# the first one on a host does.
+	$W/prof record -q --no-bpf-event -e cpu-clock -c $per -o $W/prof.data -- \
+		perf-ring record -q -a --overwrite --switch-output -o $o -e "$ev" -- \
+		/bench/cpu_loop -s 1 1000 >/dev/null 2>&1
+	recfiles $o >/dev/null
+	for x in own exclude; do
+		xopt=
+		[ $x = exclude ] && xopt=--exclude-perf
+		for k in snap nosnap; do
+			kopt=
+			[ $k = nosnap ] && kopt=-k
+			i0=$(ipis)
+			rec_timed -b -- perf-ring record -q -a --snapshot-window=whole -m 16 -o $o \
+				--overwrite --switch-output -e "$ev" $xopt -- \
+				/bench/cpu_loop -s $snaps $kopt 1000
+			echo "snapm variant=$x run=$k snaps=$snaps $rec_line ipi=$(($(ipis) - i0))" \
+				"$(recfiles $o)"
+			[ "$(nproc)" = 1 ] || continue
+			$W/prof record -q --no-bpf-event -e cpu-clock -c $per -g -o $W/prof.data -- \
+				perf-ring record -q -a --snapshot-window=whole -m 16 -o $o --overwrite \
+				--switch-output -e "$ev" $xopt -- /bench/cpu_loop -s $snaps $kopt 1000 \
+				>/dev/null 2>&1
+			echo "snapprof variant=$x run=$k status=$? $(recfiles $o)"
+			for c in no-children children; do
+				echo "SNAPPROF_BEGIN $x $k $c"
+				perf report -i $W/prof.data --stdio -n --$c --sort sym -g none \
+					2>/dev/null | awk '$1 ~ /%$/'
+				echo "SNAPPROF_END"
+			done
+			rm -f $W/prof.data
+		done
+	done
+	for k in snap nosnap; do
+		kopt=
+		[ $k = nosnap ] && kopt=-k
+		perf stat -x, -o $W/stat.txt -e 'syscalls:sys_enter_*' -- \
+			perf-ring record -q -a --snapshot-window=whole -m 16 -o $o --overwrite \
+			--switch-output -e "$ev" -- /bench/cpu_loop -s $snaps $kopt 1000 \
+			>/dev/null 2>&1
+		recfiles $o >/dev/null
+		awk -F, -v k=$k '$1 > 0 { sub(/^syscalls:sys_enter_/, "", $3); print "syscalls run=" k, $3, $1 }' \
+			$W/stat.txt
+	done
+}
+
 case "$part" in
 boot)
 	# The boot alone: how long -smp N takes to come up under -icount
@@ -323,6 +406,7 @@ boot)
 	echo "# boot: $(nproc) CPUs up, uptime $(cut -d' ' -f1 /proc/uptime) s"
 	;;
 scale) scale ;;
+snapprof) snapprof ;;
 recorders)
 	perfcheck
 	recorders

@@ -23,6 +23,10 @@
 # POST built with CONFIG_NR_CPUS=64 (scripts/perf_ring/bench_scale_cpus.py,
 # bench/results/scale-cpus.md and .png).
 #
+# PART=snapprof profiles perf-ring's snapshot by part at -smp 1 and 16
+# (scripts/perf_ring/bench_snapshot_parts.py,
+# bench/results/scale-snapshot-parts.md).
+#
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
 # the same run, into bench/results/qemu-bench-pN.md (no plot).
@@ -35,7 +39,8 @@ recorders) exec python3 "$PR_ROOT/scripts/perf_ring/bench_recorders.py" ;;
 rate) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" ;;
 zlong) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" zlong ;;
 scale) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_cpus.py" ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong and scale (or none)" ;;
+snapprof) exec python3 "$PR_ROOT/scripts/perf_ring/bench_snapshot_parts.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong, scale and snapprof (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}
