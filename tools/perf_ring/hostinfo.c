@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,17 +181,49 @@ static void feat_pmu_mappings(struct pbuf *b)
 	pbuf_free(&body);
 }
 
+/*
+ * cpu/online now, malloc'd, or NULL.  A sysfs attribute is at most a page,
+ * and each read from its start shows it anew.
+ */
+static char *read_online(struct hostinfo *h)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (!h->online_open) {
+		h->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+		if (h->online_fd < 0)
+			return NULL;
+		h->online_open = true;
+	}
+	n = pread(h->online_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* What was read of the host, not the descriptor. */
+static void drop(struct hostinfo *h)
+{
+	pbuf_free(&h->cpudesc);
+	pbuf_free(&h->cpuid);
+	pbuf_free(&h->topology);
+	pbuf_free(&h->pmus);
+	free(h->online);
+	h->online = NULL;
+	h->valid = false;
+}
+
 int hostinfo_refresh(struct hostinfo *h)
 {
-	char *online;
+	char *online = read_online(h);
 
-	if (read_text_file("/sys/devices/system/cpu/online", &online, NULL))
-		online = NULL;
 	if (h->valid && (online && h->online ? !strcmp(online, h->online) : online == h->online)) {
 		free(online);
 		return 0;
 	}
-	hostinfo_free(h);
+	drop(h);
 	h->online = online;
 	uname(&h->u);
 	h->nr_conf = sysconf(_SC_NPROCESSORS_CONF);
@@ -201,7 +234,7 @@ int hostinfo_refresh(struct hostinfo *h)
 	feat_topology(&h->topology);
 	feat_pmu_mappings(&h->pmus);
 	if (h->cpudesc.err || h->cpuid.err || h->topology.err || h->pmus.err) {
-		hostinfo_free(h);
+		drop(h);
 		return -ENOMEM;
 	}
 	h->valid = true;
@@ -210,13 +243,10 @@ int hostinfo_refresh(struct hostinfo *h)
 
 void hostinfo_free(struct hostinfo *h)
 {
-	pbuf_free(&h->cpudesc);
-	pbuf_free(&h->cpuid);
-	pbuf_free(&h->topology);
-	pbuf_free(&h->pmus);
-	free(h->online);
-	h->online = NULL;
-	h->valid = false;
+	drop(h);
+	if (h->online_open)
+		close(h->online_fd);
+	h->online_open = false;
 }
 
 const char *tracefs_path(void)

@@ -25,6 +25,13 @@
 struct hostinfo {
 	bool valid;
 	char *online;		/* cpu/online when read, NULL if unreadable */
+	/*
+	 * cpu/online, kept open from the first refresh and read again from
+	 * its start: one system call per file, not four (each of them a
+	 * record when perf-ring's own syscalls are recorded)
+	 */
+	int online_fd;
+	bool online_open;
 	struct utsname u;
 	u32 nr_conf, nr_online;	/* HEADER_NRCPUS */
 	u64 mem_kb;		/* HEADER_TOTAL_MEM: MemTotal in kB, 0 if unknown */
@@ -36,7 +43,7 @@ struct hostinfo {
 
 /* Read the host into h, unless h holds it and no CPU came or went: 0 or -ENOMEM. */
 int hostinfo_refresh(struct hostinfo *h);
-void hostinfo_free(struct hostinfo *h);
+void hostinfo_free(struct hostinfo *h);	/* h's memory and its descriptor */
 /* Mount point of tracefs with an events/ directory, or NULL. */
 const char *tracefs_path(void);
 

@@ -452,7 +452,8 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 	struct pf_meta meta = {
 		.argc = f->o.argc, .argv = f->o.argv,
 		.first_time = f->cnt.first_time, .last_time = f->cnt.last_time,
-		.tracefs = tracefs_path(),
+		/* the formats were read at the start (out_prepare()), else now */
+		.tracefs = f->tracing.len ? NULL : tracefs_path(),
 		.tracing = f->tracing.len ? &f->tracing : NULL,
 		.flight = f->o.flight,
 		.overwritten = snap ? snap->overwritten : 0,
