@@ -55,8 +55,11 @@ def die(msg):
 def boot(n, logf):
     env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(NR_CPUS), BENCH_SMP=str(n),
                QEMU_MEM="%dM" % (1024 + 48 * n), QEMU_APPEND="perf_ring.bench=snapprof")
+    t = time.time()
     r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(TMO)],
                        env=env, stdout=subprocess.DEVNULL)
+    with open(logf + ".wall", "w") as f:
+        f.write("%d %.0f\n" % (r.returncode, time.time() - t))
     return r.returncode == 0
 
 
@@ -229,6 +232,17 @@ def main():
             if not boot(n, logf):
                 die("-smp %d did not finish (console: %s)" % (n, logf))
         md += section(n, logf)
+    md += ["## Boot wall times (host)", "", "| CPUs | exit | wall time of the boot |",
+           "| ---: | ---: | ---: |"]
+    for n in CPUS:
+        try:
+            with open(os.path.join(RAW, "cpus%d.log.wall" % n)) as f:
+                rc, wall = f.read().split()
+            md.append("| %d | %s | %dm%02ds |" % (n, rc, int(float(wall)) // 60,
+                                                 int(float(wall)) % 60))
+        except (OSError, ValueError):
+            md.append("| %d | ? | not recorded |" % n)
+    md.append("")
     out = os.path.join(RES, OUT + ".md")
     with open(out, "w") as f:
         f.write("\n".join(md))

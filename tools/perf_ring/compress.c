@@ -81,9 +81,14 @@ void comp_free(struct compressor *c)
 	c->arena = NULL;
 }
 
+size_t comp_ctx_need(int level)
+{
+	return ZSTD_estimateCStreamSize(level);
+}
+
 size_t comp_mem_need(int level, size_t raw)
 {
-	return ZSTD_estimateCStreamSize(level) + (raw && raw < COMP_ARENA ? raw : COMP_ARENA);
+	return comp_ctx_need(level) + (raw && raw < COMP_ARENA ? raw : COMP_ARENA);
 }
 
 size_t comp_file_bound(size_t len)

@@ -87,6 +87,8 @@ void comp_free(struct compressor *c);
  * state for the level and the input arena, as far as it fills.
  */
 size_t comp_mem_need(int level, size_t raw);
+/* Of that, zstd's state for the level: a writer kept between files holds it. */
+size_t comp_ctx_need(int level);
 /* Worst-case output size for len bytes of input. */
 size_t comp_bound(size_t len);
 /* Worst-case output of a whole file (one frame) of len bytes of input. */

@@ -159,6 +159,8 @@ static void out_build_ids(struct out_file *f, struct pbuf *b)
  */
 static u64 file_need(const struct out_file *f, u64 raw, int nchunks, bool memfs)
 {
+	/* a kept writer (f->spare) has zstd's state already, in use */
+	u64 ctx = f->spare && f->o.level ? comp_ctx_need(f->o.level) : 0;
 	u64 nslots = f->o.aio > 0 ? f->o.aio : 1;
 	u64 need;
 
@@ -175,7 +177,7 @@ static u64 file_need(const struct out_file *f, u64 raw, int nchunks, bool memfs)
 			need += f->o.level ? comp_file_bound(raw) : raw;
 	}
 	if (f->o.level)
-		need += comp_mem_need(f->o.level, raw);
+		need += comp_mem_need(f->o.level, raw) - ctx;
 	return need;
 }
 

@@ -166,3 +166,24 @@ void prio_worker(void)
 		a.sched_runtime = 0;
 	set_attr(&a);
 }
+
+/* the reader's scheduling, as prio_reader() left it: read at the first prio_yield() */
+static struct pr_sched_attr reader;
+static bool have_reader, yielded;
+
+void prio_yield(void)
+{
+	if (!changed || (!have_reader && get_attr(&reader)))
+		return;
+	have_reader = true;
+	yielded = true;
+	prio_worker();
+}
+
+void prio_resume(void)
+{
+	if (!yielded)
+		return;
+	yielded = false;
+	set_attr(&reader);
+}

@@ -22,4 +22,14 @@ int prio_reader(int rt_prio, unsigned int slice_us, const char **what);
  */
 void prio_worker(void);
 
+/*
+ * Work of the reader's that can wait, done on its own thread (writing a
+ * snapshot, compressing it): prio_yield() schedules the calling thread as
+ * a worker is, prio_resume() gives it back what prio_reader() set.  The
+ * kernel threads it starts meanwhile (io_uring's workers) take the
+ * worker's policy too.  Nothing when prio_reader() changed nothing.
+ */
+void prio_yield(void);
+void prio_resume(void);
+
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "prio.h"
 #include "sink.h"
 #include "sideband.h"
 #include "snapshot.h"
@@ -142,11 +143,12 @@ static int read_counters(struct flight *fl, struct snap_result *r, bool last)
 	if (snapshot_fds(&fl->st, el->nfds))
 		return -ENOMEM;
 	for (int i = 0; i < el->nfds; i++) {
-		struct snap_copy *c = &fl->copy[el->fds[i].ring];
+		struct snap_copy *c;
 		u64 v[2];
 
 		if (!efd_recorded(&el->fds[i]))
 			continue;	/* not in the snapshot's buffers */
+		c = &fl->copy[el->fds[i].ring];
 		if (c->complete && !all)
 			continue;
 		c->read = true;
@@ -272,6 +274,12 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 		err = read_counters(fl, &r, last);
 	}
 	fl->s.lost += r.lost;
+	/*
+	 * The copy is the reader's, ahead of the workload; writing and
+	 * compressing it is a worker's (prio.h), in this thread: the writer
+	 * runs in its caller (out_open()).
+	 */
+	prio_yield();
 	if (!err)
 		err = write_snapshot(fl, path, &opened);
 	snapshot_overwritten(&fl->st, &ev, fl->copy, fl->s.el->nrings, &r);
@@ -293,7 +301,9 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 	 * (writer_trim()): between snapshots the recorder holds the copies
 	 * it takes at the start and the writer's fixed part.
 	 */
-	return out_close(fl->s.out, &snap, NULL) ?: err;
+	err = out_close(fl->s.out, &snap, NULL) ?: err;
+	prio_resume();
+	return err;
 }
 
 /* Check the output location now, not at the first snapshot (out_check()). */

@@ -185,10 +185,11 @@ void snapshot_account(struct snap *st, const struct snap_events *ev, struct snap
 
 /*
  * After snapshot_account() and the counters: what was overwritten since
- * the last snapshot.  Fixed-period samples from the counters (r->expected
- * less the new ones of the buffers read, theirs from unread snapshots
- * too, less the deficit carried), frequency ones estimated from the bytes
- * of each buffer written and not kept.
+ * the last snapshot.  Fixed-period samples from the counters: r->expected
+ * less the new samples of the buffers whose counters were read (with
+ * those of the earlier snapshots that did not read them), less the
+ * deficit carried.  Frequency ones estimated from the bytes of each
+ * buffer written and not kept.
  */
 void snapshot_overwritten(struct snap *st, const struct snap_events *ev,
 			  const struct snap_copy *c, int n, struct snap_result *r);

@@ -292,7 +292,15 @@ void *pages_alloc(size_t len)
 	void *p = mmap(NULL, page_round(len), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED)
+		return NULL;
+	/*
+	 * Small pages only: with transparent huge pages "always", a buffer
+	 * touched for a few kB would take 2 MiB, more than the memory check
+	 * counted for it (output.c's file_need())
+	 */
+	madvise(p, page_round(len), MADV_NOHUGEPAGE);
+	return p;
 }
 
 /* The next touch of a dropped page finds it zero-filled, as a new one. */

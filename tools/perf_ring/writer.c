@@ -379,13 +379,13 @@ static void write_chunk(struct writer *w, struct chunk *c, bool end)
 }
 
 /*
- * The file's end, everything queued written: a last FINISHED_ROUND, which
- * closes the zstd frame or follows it when the frame is closed already,
- * and every write in flight complete.
+ * The file's end, everything queued written: with round, a last
+ * FINISHED_ROUND, which closes the zstd frame or follows it when the
+ * frame is closed already; every write in flight complete.
  */
-static void end_file(struct writer *w)
+static void end_file(struct writer *w, bool round)
 {
-	if (w->o.level && w->comp.in_bytes)
+	if (round && w->o.level && w->comp.in_bytes)
 		write_chunk(w, NULL, true);
 	if (w->use_uring)
 		while (w->inflight)
@@ -395,6 +395,8 @@ static void end_file(struct writer *w)
 /* One file's data, from writer_start() or writer_restart() to writer_finish(). */
 static void write_file(struct writer *w)
 {
+	bool quit = false;
+
 	for (;;) {
 		struct chunk *c;
 
@@ -407,7 +409,8 @@ static void write_file(struct writer *w)
 		}
 		while (!w->q_head && !w->finishing)
 			pthread_cond_wait(&w->work, &w->mu);
-		c = w->q_head;
+		quit = w->quit;
+		c = quit ? NULL : w->q_head;
 		if (c) {
 			w->q_head = c->next;
 			if (!w->q_head)
@@ -415,12 +418,12 @@ static void write_file(struct writer *w)
 		}
 		pthread_mutex_unlock(&w->mu);
 		if (!c)
-			break;	/* finishing and nothing queued */
+			break;	/* finishing and nothing queued, or quitting */
 		write_chunk(w, c, false);
 		if (w->use_uring)
 			reap(w, false);
 	}
-	end_file(w);
+	end_file(w, !quit);
 }
 
 /*
@@ -616,7 +619,14 @@ struct chunk *writer_get(struct writer *w)
 	pthread_mutex_lock(&w->mu);
 	while (!w->free_list && !w->err) {
 		if (w->o.in_caller) {
-			/* every chunk not free is in flight: complete one */
+			/*
+			 * A chunk not free is in flight, or the caller's: with
+			 * none in flight, none will come back
+			 */
+			if (!w->inflight) {
+				pthread_mutex_unlock(&w->mu);
+				return NULL;
+			}
 			pthread_mutex_unlock(&w->mu);
 			reap(w, true);
 			pthread_mutex_lock(&w->mu);
@@ -668,7 +678,7 @@ bool writer_failed(struct writer *w)
 int writer_finish(struct writer *w, u64 *data_size)
 {
 	if (w->o.in_caller) {
-		end_file(w);
+		end_file(w, true);
 		w->done = true;
 	}
 	pthread_mutex_lock(&w->mu);
@@ -720,14 +730,20 @@ void writer_free(struct writer *w)
 {
 	if (!w)
 		return;
-	if (w->thr_on) {
-		/* the thread ends its file, if one is open, and returns */
-		pthread_mutex_lock(&w->mu);
-		w->finishing = w->quit = true;
-		pthread_cond_signal(&w->work);
-		pthread_mutex_unlock(&w->mu);
+	/*
+	 * Freed before writer_finish() (a failure on the way): what is
+	 * queued is not written, what is in flight completes before its
+	 * buffers go
+	 */
+	pthread_mutex_lock(&w->mu);
+	w->finishing = w->quit = true;
+	pthread_cond_signal(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	if (w->thr_on)
 		pthread_join(w->thr, NULL);
-	}
+	else if (w->use_uring)
+		while (w->inflight)
+			reap(w, true);
 	free_buffers(w);
 	free(w->cuts);
 	free(w);

@@ -66,24 +66,25 @@ struct writer;
 
 /*
  * A writer of the data section of fd, from offset start: *wp, its thread
- * running.  0 or negative errno, and then nothing is left taken.
+ * running (none with in_caller).  0 or negative errno, and then nothing is
+ * left taken.
  */
 int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts *o);
-/* A free chunk, waiting for one if needed; NULL once the writer failed. */
+/*
+ * A free chunk, waiting for one if needed; NULL once the writer failed,
+ * or, in_caller, when every chunk is the caller's.
+ */
 struct chunk *writer_get(struct writer *w);
 void writer_put(struct writer *w, struct chunk *c);	/* queue for writing */
 void writer_release(struct writer *w, struct chunk *c); /* give back unused */
 bool writer_failed(struct writer *w);
 /*
- * Write everything queued, close the zstd frame, wait for the I/O, stop the
- * thread.  *data_size is the length of the data section that is known to
- * be on file: after a failed write, up to the last place before it where
- * the data ends on a whole record, also in the decompressed stream
- * (writer_boundary_before()).  Returns the first error.
- */
-/*
- * Waits for every write queued; the buffers and the thread stay the
- * writer's until writer_free(), for writer_restart().
+ * Write everything queued, close the zstd frame, wait for the I/O.
+ * *data_size is the length of the data section that is known to be on
+ * file: after a failed write, up to the last place before it where the
+ * data ends on a whole record, also in the decompressed stream
+ * (writer_boundary_before()).  Returns the first error.  The buffers and
+ * the thread stay the writer's until writer_free(), for writer_restart().
  */
 int writer_finish(struct writer *w, u64 *data_size);
 /*
@@ -128,7 +129,11 @@ u64 writer_out_bytes(const struct writer *w);
  * room.  Uncompressed, every write starts one.
  */
 u64 writer_boundary_before(const struct writer *w, u64 size);
-/* After writer_finish(): the writer is gone.  w may be NULL. */
+/*
+ * The writer is gone.  After writer_finish(); before it (a failure on the
+ * way), what is queued is not written and what is in flight completes
+ * first.  w may be NULL.
+ */
 void writer_free(struct writer *w);
 
 #endif

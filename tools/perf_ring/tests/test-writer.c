@@ -246,6 +246,49 @@ static int run_snapshots(int aio, int level)
 	return 0;
 }
 
+/*
+ * Freed before writer_finish() (a failure on the way), with chunks queued
+ * (threaded) or in flight (in the caller): it returns, and ASan sees no
+ * buffer freed under a write.  In the caller, a writer whose chunks are
+ * all the caller's answers NULL rather than waiting for ever.
+ */
+static int test_free_unfinished(void)
+{
+	for (int k = 0; k < 2; k++) {
+		struct writer_opts o = { .aio = 4, .chunk_size = 1 << 16, .nchunks = 4,
+					 .in_caller = k == 1 };
+		struct writer *w;
+		char path[4096];
+		u64 seq = 0;
+		int fd;
+
+		tap_tmpname(path, sizeof(path), "perf-ring-w");
+		fd = mkstemp(path);
+		CHECK(fd >= 0, "mkstemp");
+		CHECK(writer_start(&w, fd, 0, &o) == 0, "start");
+		for (int i = 0; i < 3; i++) {
+			struct chunk *c = writer_get(w);
+
+			CHECK(c, "chunk %d", i);
+			c->len = fill(c->buf, c->cap, &seq);
+			writer_put(w, c);
+		}
+		if (o.in_caller) {
+			struct chunk *held[4];
+			int n = 0;
+
+			while (n < 4 && (held[n] = writer_get(w)))
+				n++;
+			CHECK(n == 4 && !writer_get(w), "in the caller, every chunk held: %d, "
+			      "then NULL", n);
+		}
+		writer_free(w);
+		close(fd);
+		unlink(path);
+	}
+	return 0;
+}
+
 /* snapshots: the writer in its caller, no thread, its pages back after each file */
 static int test_snapshots(void)
 {
@@ -742,6 +785,8 @@ int main(void)
 		test_restart);
 	tap_run("snapshots: one writer in its caller, no thread, its pages given back after each",
 		test_snapshots);
+	tap_run("a writer freed before its file's end returns; in the caller, no chunk: NULL",
+		test_free_unfinished);
 	tap_run("a cut per write over 100,000 writes: the list bounded, the newest exact",
 		test_cuts_bounded);
 	tap_run("a failed write is reported with the data size before it", test_failure);
