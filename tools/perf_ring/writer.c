@@ -27,8 +27,7 @@ struct writer {
 	int fd;
 	u64 start, off;		/* data section start, next write offset */
 	struct writer_opts o;
-	pthread_t thr;
-	bool thr_on;		/* thr runs, from writer_start() to writer_free() */
+	pthread_t thr;		/* from writer_start() to writer_free(); none in_caller */
 	pthread_mutex_t mu;
 	/*
 	 * One waiter on each: the thread waits on work for a chunk queued,
@@ -553,7 +552,6 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
 			err = -err;
 			goto fail;
 		}
-		w->thr_on = true;
 	}
 	*wp = w;
 	return 0;
@@ -739,7 +737,7 @@ void writer_free(struct writer *w)
 	w->finishing = w->quit = true;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->mu);
-	if (w->thr_on)
+	if (!w->o.in_caller)
 		pthread_join(w->thr, NULL);
 	else if (w->use_uring)
 		while (w->inflight)
