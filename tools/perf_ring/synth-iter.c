@@ -19,16 +19,22 @@
 /*
  * The kernel's BTF, read in place.  libbpf's parser (btf__load_vmlinux_btf,
  * btf__new) indexes and checks all of its ~125,000 types, which costs more
- * than the whole synthesis it is for (bench/results/synth-steps.md): one
- * pass here records where each type starts and looks for the two names
- * needed; the rest is looked up by id.
+ * than the whole synthesis it is for (bench/results/synth-steps.md).  Here
+ * one pass walks the types only as far as the two names needed (on 6.18,
+ * bpf_iter_task is about half-way), recording where each STRIDE-th type
+ * starts; a later lookup by id walks on from there, or further on if the
+ * id lies beyond what was walked.
  */
 struct btf_view {
 	const unsigned char *types;
 	const char *strs;
 	uint32_t types_len, strs_len;
 	uint32_t *off;		/* off[k]: where type id k * STRIDE + 1 starts in types */
-	uint32_t n;		/* types: ids 1..n */
+	uint32_t n;		/* types walked: ids 1..n */
+	uint32_t pos;		/* where type n + 1 starts */
+	const char *bad;	/* why the walk stopped before the end, or NULL */
+	uint32_t task_name, func_name;	/* string offsets of the two names */
+	uint32_t task_id, func_id;	/* their types, once walked past */
 };
 
 /*
@@ -38,17 +44,140 @@ struct btf_view {
  */
 #define STRIDE 64
 
-static long btf_extra(const struct btf_type *t);
+/*
+ * A type's size in bytes is size_fixed[kind], struct btf_type included,
+ * plus vlen * size_per[kind].  A kind this code does not know has a
+ * fixed part no BTF section can hold, which ends a walk past the end.
+ */
+#define KIND_UNKNOWN (1ULL << 40)
+#define FIXED(extra) (sizeof(struct btf_type) + (extra))
 
-static const struct btf_type *bt(const struct btf_view *v, uint32_t id)
+static const uint64_t size_fixed[32] = {
+	[BTF_KIND_UNKN] = KIND_UNKNOWN,
+	[BTF_KIND_INT] = FIXED(4),
+	[BTF_KIND_PTR] = FIXED(0),
+	[BTF_KIND_ARRAY] = FIXED(sizeof(struct btf_array)),
+	[BTF_KIND_STRUCT] = FIXED(0),
+	[BTF_KIND_UNION] = FIXED(0),
+	[BTF_KIND_ENUM] = FIXED(0),
+	[BTF_KIND_FWD] = FIXED(0),
+	[BTF_KIND_TYPEDEF] = FIXED(0),
+	[BTF_KIND_VOLATILE] = FIXED(0),
+	[BTF_KIND_CONST] = FIXED(0),
+	[BTF_KIND_RESTRICT] = FIXED(0),
+	[BTF_KIND_FUNC] = FIXED(0),
+	[BTF_KIND_FUNC_PROTO] = FIXED(0),
+	[BTF_KIND_VAR] = FIXED(4),
+	[BTF_KIND_DATASEC] = FIXED(0),
+	[BTF_KIND_FLOAT] = FIXED(0),
+	[BTF_KIND_DECL_TAG] = FIXED(4),
+	[BTF_KIND_TYPE_TAG] = FIXED(0),
+	[BTF_KIND_ENUM64] = FIXED(0),
+	/* kinds after those: the uapi header of the build may know more */
+	[BTF_KIND_ENUM64 + 1 ... 31] = KIND_UNKNOWN,
+};
+
+static const uint32_t size_per[32] = {
+	[BTF_KIND_STRUCT] = sizeof(struct btf_member),
+	[BTF_KIND_UNION] = sizeof(struct btf_member),
+	[BTF_KIND_ENUM] = sizeof(struct btf_enum),
+	[BTF_KIND_FUNC_PROTO] = sizeof(struct btf_param),
+	[BTF_KIND_DATASEC] = sizeof(struct btf_var_secinfo),
+	[BTF_KIND_ENUM64] = sizeof(struct btf_enum64),
+};
+
+static inline uint64_t btf_size(uint32_t info)
+{
+	uint32_t kind = BTF_INFO_KIND(info);
+
+	return size_fixed[kind] + (uint64_t)BTF_INFO_VLEN(info) * size_per[kind];
+}
+
+/*
+ * Walk on until type WANT is walked (FIND false), or until both names
+ * are found (FIND true), or to the end of the types.  The first walk is
+ * the one that finds; one that goes further on, for a type after those,
+ * has no names to look for.  The loop is the whole cost of a scan,
+ * about 60,000 types on 6.18, so it does per type only the size, one
+ * bounds compare and, when finding, the two names; a bad type (unknown,
+ * or past the end) ends it past the end and is told apart after it.
+ */
+static __attribute__((always_inline)) inline void
+btf_walk_on(struct btf_view *v, uint32_t want, const bool find)
+{
+	const unsigned char *types = v->types;
+	/* the last offset at which a struct btf_type fits */
+	const uint64_t last = v->types_len - (uint64_t)sizeof(struct btf_type);
+	const uint32_t task_name = v->task_name, func_name = v->func_name;
+	uint32_t *off = v->off, n = v->n;
+	uint64_t pos = v->pos, at = pos;
+
+	if (v->types_len < sizeof(struct btf_type))
+		return;
+	while ((find || n < want) && pos <= last) {
+		const struct btf_type *t = (const void *)(types + pos);
+		uint32_t name = t->name_off;
+
+		at = pos;
+		pos += btf_size(t->info);
+		if (n % STRIDE == 0)
+			off[n / STRIDE] = at;
+		n++;
+		if (!find || (name != task_name && name != func_name))
+			continue;
+		/* the first with members: a later one of the name could be a module's */
+		if (name == task_name && BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT &&
+		    !v->task_id && BTF_INFO_VLEN(t->info))
+			v->task_id = n;
+		else if (name == func_name && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+			 !v->func_id)
+			v->func_id = n;
+		if (v->task_id && v->func_id)
+			break;
+	}
+	if (pos > v->types_len) {
+		/* the last type read is not a type: not walked, and no walk goes on */
+		const struct btf_type *t = (const void *)(types + at);
+
+		v->bad = size_fixed[BTF_INFO_KIND(t->info)] == KIND_UNKNOWN ?
+			 "the kernel's BTF has a type kind this perf-ring does not know" :
+			 "the kernel's BTF is truncated";
+		n--;
+		pos = at;
+		v->types_len = at;
+		if (v->task_id > n)
+			v->task_id = 0;
+		if (v->func_id > n)
+			v->func_id = 0;
+	}
+	v->pos = pos;
+	v->n = n;
+}
+
+static void btf_find(struct btf_view *v)
+{
+	btf_walk_on(v, 0, true);
+}
+
+static void btf_walk(struct btf_view *v, uint32_t want)
+{
+	btf_walk_on(v, want, false);
+}
+
+static const struct btf_type *bt(struct btf_view *v, uint32_t id)
 {
 	const unsigned char *p;
 
-	if (!id || id > v->n)
+	if (!id)
+		return NULL;
+	if (id > v->n)
+		btf_walk(v, id);
+	if (id > v->n)
 		return NULL;
 	p = v->types + v->off[(id - 1) / STRIDE];
+	/* walked before: known kinds, within the section */
 	for (uint32_t k = (id - 1) / STRIDE * STRIDE + 1; k < id; k++)
-		p += sizeof(struct btf_type) + btf_extra((const struct btf_type *)p);
+		p += btf_size(((const struct btf_type *)p)->info);
 	return (const struct btf_type *)p;
 }
 
@@ -72,45 +201,8 @@ static uint32_t str_off(const struct btf_view *v, const char *s)
 	return 0;
 }
 
-/* bytes after struct btf_type, or -1 for a kind this code does not know */
-static long btf_extra(const struct btf_type *t)
-{
-	long vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
-		return 0;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_ENUM64:
-		return vlen * sizeof(struct btf_enum64);
-	}
-	return -1;
-}
-
 /* the type behind typedefs and qualifiers */
-static const struct btf_type *btf_skip(const struct btf_view *v, uint32_t id)
+static const struct btf_type *btf_skip(struct btf_view *v, uint32_t id)
 {
 	const struct btf_type *t = bt(v, id);
 
@@ -134,7 +226,7 @@ static const struct btf_type *btf_skip(const struct btf_view *v, uint32_t id)
  * anonymous structs and unions; its type in *type.  -1 if absent or a
  * bit field.
  */
-static long btf_member(const struct btf_view *v, const struct btf_type *st, const char *name,
+static long btf_member(struct btf_view *v, const struct btf_type *st, const char *name,
 		       const struct btf_type **type, int depth)
 {
 	const struct btf_member *m = (const struct btf_member *)(st + 1);
@@ -144,14 +236,16 @@ static long btf_member(const struct btf_view *v, const struct btf_type *st, cons
 		return -1;
 	for (unsigned int i = 0; i < BTF_INFO_VLEN(st->info); i++, m++) {
 		uint32_t bits = kflag ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
-		const struct btf_type *mt = btf_skip(v, m->type);
+		const struct btf_type *mt;
 		long sub;
 
+		/* names first: only the one asked for and anonymous members are looked up */
+		if (m->name_off && strcmp(bname(v, m->name_off), name))
+			continue;
+		mt = btf_skip(v, m->type);
 		if (!mt)
 			continue;
 		if (m->name_off) {
-			if (strcmp(bname(v, m->name_off), name))
-				continue;
 			if ((kflag && BTF_MEMBER_BITFIELD_SIZE(m->offset)) || bits % 8)
 				return -1;
 			*type = mt;
@@ -168,7 +262,7 @@ static long btf_member(const struct btf_view *v, const struct btf_type *st, cons
 }
 
 /* the offset of an int member of SIZE bytes, or -1 */
-static long int_member(const struct btf_view *v, const struct btf_type *st, const char *name,
+static long int_member(struct btf_view *v, const struct btf_type *st, const char *name,
 		       uint32_t size)
 {
 	const struct btf_type *t;
@@ -179,7 +273,7 @@ static long int_member(const struct btf_view *v, const struct btf_type *st, cons
 	return off;
 }
 
-static int btf_fields(const struct btf_view *v, uint32_t task_id, uint32_t func_id,
+static int btf_fields(struct btf_view *v, uint32_t task_id, uint32_t func_id,
 		      struct synth_iter_btf *b, const char **why)
 {
 	const struct btf_type *task = bt(v, task_id), *t, *e;
@@ -224,13 +318,13 @@ static int btf_fields(const struct btf_view *v, uint32_t task_id, uint32_t func_
 	return 0;
 }
 
-static int btf_scan(const unsigned char *data, size_t size, struct synth_iter_btf *b,
-		    const char **why)
+int synth_iter_btf_parse(const void *blob, size_t size, struct synth_iter_btf *b,
+			 const char **why)
 {
-	const struct btf_header *h = (const void *)data;
+	const unsigned char *data = blob;
+	const struct btf_header *h = blob;
 	struct btf_view v = { 0 };
-	uint32_t task_id = 0, func_id = 0, task_name, func_name, cap;
-	size_t pos;
+	uint32_t cap;
 	int err;
 
 	if (size < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > size ||
@@ -243,6 +337,27 @@ static int btf_scan(const unsigned char *data, size_t size, struct synth_iter_bt
 	v.types_len = h->type_len;
 	v.strs = (const char *)data + h->hdr_len + h->str_off;
 	v.strs_len = h->str_len;
+	/* names are read as C strings: the last one must end in the section */
+	if (!v.strs_len || v.strs[v.strs_len - 1]) {
+		*why = "/sys/kernel/btf/vmlinux: its strings do not end in a NUL";
+		return -EINVAL;
+	}
+	/*
+	 * Names are stored once each: find the two in the string section
+	 * (one sequential search each), then compare offsets, not strings,
+	 * in the walk over the types.  Offset 0 is the empty string, the
+	 * name of every anonymous type.
+	 */
+	v.task_name = str_off(&v, "task_struct");
+	v.func_name = str_off(&v, "bpf_iter_task");
+	if (!v.func_name) {
+		*why = "the kernel's BTF has no bpf_iter_task (task iterators: Linux 5.8+)";
+		return -ENOENT;
+	}
+	if (!v.task_name) {
+		*why = "the kernel's BTF has no struct task_struct";
+		return -ENOENT;
+	}
 	/* a type takes at least 12 bytes */
 	cap = v.types_len / sizeof(struct btf_type) / STRIDE + 2;
 	v.off = malloc(cap * sizeof(*v.off));
@@ -250,34 +365,16 @@ static int btf_scan(const unsigned char *data, size_t size, struct synth_iter_bt
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	/*
-	 * Names are stored once each: find the two in the string section
-	 * (one sequential search each), then compare offsets, not strings,
-	 * in the pass over the types.
-	 */
-	task_name = str_off(&v, "task_struct");
-	func_name = str_off(&v, "bpf_iter_task");
-	for (pos = 0; pos + sizeof(struct btf_type) <= v.types_len;) {
-		const struct btf_type *t = (const void *)(v.types + pos);
-		long extra = btf_extra(t);
-		int kind = BTF_INFO_KIND(t->info);
-
-		if (extra < 0 || pos + sizeof(*t) + extra > v.types_len) {
-			free(v.off);
-			*why = "the kernel's BTF has a type kind this perf-ring does not know";
-			return -EINVAL;
-		}
-		if (v.n++ % STRIDE == 0)
-			v.off[v.n / STRIDE] = pos;
-		/* the first with members: a later one of the name could be a module's */
-		if (t->name_off == task_name && kind == BTF_KIND_STRUCT && !task_id &&
-		    BTF_INFO_VLEN(t->info))
-			task_id = v.n;
-		else if (t->name_off == func_name && kind == BTF_KIND_FUNC && !func_id)
-			func_id = v.n;
-		pos += sizeof(*t) + extra;
+	btf_find(&v);
+	if ((!v.task_id || !v.func_id) && v.bad) {
+		free(v.off);
+		*why = v.bad;
+		return -EINVAL;
 	}
-	err = btf_fields(&v, task_id, func_id, b, why);
+	err = btf_fields(&v, v.task_id, v.func_id, b, why);
+	/* a member's type beyond where the walk had to stop */
+	if (err && v.bad)
+		*why = v.bad;
 	free(v.off);
 	return err;
 }
@@ -304,10 +401,10 @@ int synth_iter_btf(struct synth_iter_btf *b, const char **why)
 	 * Recent kernels map it (read-only, private); older ones need
 	 * reads, which sysfs serves a page at a time.
 	 */
-	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	data = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (data != MAP_FAILED) {
 		close(fd);
-		err = btf_scan(data, st.st_size, b, why);
+		err = synth_iter_btf_parse(data, st.st_size, b, why);
 		munmap(data, st.st_size);
 		return err;
 	}
@@ -324,7 +421,7 @@ int synth_iter_btf(struct synth_iter_btf *b, const char **why)
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	err = btf_scan(data, len, b, why);
+	err = synth_iter_btf_parse(data, len, b, why);
 	free(data);
 	return err;
 }

@@ -40,6 +40,9 @@ struct synth_iter_btf {
  * negative errno and then sets *why to what failed (a static string).
  */
 int synth_iter_btf(struct synth_iter_btf *b, const char **why);
+/* the same from BTF in memory: SIZE bytes, checked */
+int synth_iter_btf_parse(const void *blob, size_t size, struct synth_iter_btf *b,
+			 const char **why);
 /* the program loaded and attached: a link fd, from which iterators are made */
 int synth_iter_link(const struct synth_iter_btf *b, const char **why);
 /* one full iteration of a new iterator of the link: *tasks is malloc()ed */

@@ -19,7 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/btf.h>
+
 #include "synth.h"
+#include "synth-iter.h"
 #include "tap.h"
 
 static int test_stable_order(void)
@@ -530,6 +533,214 @@ static int test_cgroups(void)
 	return 0;
 }
 
+/*
+ * BTF built here, type by type, for the parser of the kernel's BTF: the
+ * names it looks for, where they are and what is around them.
+ */
+#define BB_INFO(kind, kflag, vlen) ((uint32_t)(kflag) << 31 | (uint32_t)(kind) << 24 | (vlen))
+#define BB_INT_BITS(bits) (bits)	/* encoding 0, offset 0 */
+
+struct btf_build {
+	unsigned char types[4096];
+	char strs[512];
+	uint32_t tlen, slen, n;
+	uint32_t func_end;	/* where the FUNC ends in types */
+};
+
+static uint32_t bb_str(struct btf_build *bb, const char *s)
+{
+	uint32_t off = bb->slen;
+
+	if (!bb->slen) {		/* offset 0: the empty string */
+		bb->strs[0] = 0;
+		bb->slen = off = 1;
+	}
+	if (!*s)
+		return 0;
+	/* each string once, as in the kernel's BTF */
+	for (uint32_t o = 1; o < bb->slen; o += strlen(bb->strs + o) + 1)
+		if (!strcmp(bb->strs + o, s))
+			return o;
+	strcpy(bb->strs + off, s);
+	bb->slen += strlen(s) + 1;
+	return off;
+}
+
+/* a type of KIND with VLEN and SIZE_OR_TYPE, then EXTRA bytes after it: its id */
+static uint32_t bb_type(struct btf_build *bb, const char *name, int kind, int vlen, bool kflag,
+			uint32_t size_or_type, const void *extra, size_t extra_len)
+{
+	struct btf_type t = {
+		.name_off = bb_str(bb, name),
+		.info = BB_INFO(kind, kflag, vlen),
+		.size = size_or_type,
+	};
+
+	memcpy(bb->types + bb->tlen, &t, sizeof(t));
+	if (extra_len)
+		memcpy(bb->types + bb->tlen + sizeof(t), extra, extra_len);
+	bb->tlen += sizeof(t) + extra_len;
+	return ++bb->n;
+}
+
+static uint32_t bb_int(struct btf_build *bb, const char *name, int bytes)
+{
+	uint32_t enc = BB_INT_BITS(bytes * 8);
+
+	return bb_type(bb, name, BTF_KIND_INT, 0, false, bytes, &enc, sizeof(enc));
+}
+
+/* the blob: header, types, strings; its size in *len */
+static void *bb_blob(const struct btf_build *bb, size_t *len)
+{
+	struct btf_header h = {
+		.magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
+		.type_off = 0, .type_len = bb->tlen, .str_off = bb->tlen, .str_len = bb->slen,
+	};
+	unsigned char *b = malloc(sizeof(h) + bb->tlen + bb->slen);
+
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + sizeof(h), bb->types, bb->tlen);
+	memcpy(b + sizeof(h) + bb->tlen, bb->strs, bb->slen);
+	*len = sizeof(h) + bb->tlen + bb->slen;
+	return b;
+}
+
+/* bit offsets of pid, tgid, flags, comm and real_parent in the test's task_struct */
+#define BB_PID 0
+#define BB_TGID 32
+#define BB_FLAGS 64
+#define BB_COMM 128
+#define BB_PARENT 512
+
+/*
+ * task_struct and its member types, the FUNC, and a 96-type filler
+ * around them (more than the parser's index stride of 64).  ORDER: 0
+ * the struct's member types first, 1 the FUNC before the member types
+ * (found by a walk that goes on later), 2 the FUNC and an unknown kind
+ * after all of it, 3 an unknown kind before the FUNC.  The member pid
+ * sits in an anonymous union, as in some kernels' layouts.
+ */
+static uint32_t bb_task(struct btf_build *bb, int order)
+{
+	uint32_t t_int, t_char, t_arr, t_ptr, t_union, t_task, t_func, proto;
+	struct btf_array arr;
+	struct btf_member um[1], tm[5];
+
+	bb_type(bb, "task_struct", BTF_KIND_FWD, 0, false, 0, NULL, 0);	/* no members: skipped */
+	for (int i = 0; i < 96; i++)
+		bb_int(bb, i % 2 ? "filler" : "", 8);
+	if (order == 3)
+		bb_type(bb, "", 31, 0, false, 0, NULL, 0);
+	/* ids are known before the types are written: the struct refers forward */
+	t_task = bb->n + 1;
+	/* order 1: the FUNC and its FUNC_PROTO come between the struct and its members */
+	t_int = t_task + (order == 1 ? 3 : 1);
+	t_char = t_int + 1;
+	t_arr = t_char + 1;
+	t_ptr = t_arr + 1;
+	t_union = t_ptr + 1;
+	tm[0] = (struct btf_member){ .name_off = bb_str(bb, ""), .type = t_union, .offset = BB_PID };
+	tm[1] = (struct btf_member){ .name_off = bb_str(bb, "tgid"), .type = t_int,
+				     .offset = BB_TGID };
+	tm[2] = (struct btf_member){ .name_off = bb_str(bb, "flags"), .type = t_int,
+				     .offset = BB_FLAGS };
+	tm[3] = (struct btf_member){ .name_off = bb_str(bb, "comm"), .type = t_arr,
+				     .offset = BB_COMM };
+	tm[4] = (struct btf_member){ .name_off = bb_str(bb, "real_parent"), .type = t_ptr,
+				     .offset = BB_PARENT };
+	bb_type(bb, "task_struct", BTF_KIND_STRUCT, 5, false, 128, tm, sizeof(tm));
+	if (order == 1) {
+		proto = bb->n + 2;
+		t_func = bb_type(bb, "bpf_iter_task", BTF_KIND_FUNC, 0, false, proto, NULL, 0);
+		bb->func_end = bb->tlen;
+		bb_type(bb, "", BTF_KIND_FUNC_PROTO, 0, false, t_int, NULL, 0);
+	}
+	bb_int(bb, "int", 4);
+	bb_int(bb, "char", 1);
+	arr = (struct btf_array){ .type = t_char, .index_type = t_int, .nelems = 16 };
+	bb_type(bb, "", BTF_KIND_ARRAY, 0, false, 0, &arr, sizeof(arr));
+	bb_type(bb, "", BTF_KIND_PTR, 0, false, t_task, NULL, 0);
+	um[0] = (struct btf_member){ .name_off = bb_str(bb, "pid"), .type = t_int, .offset = 0 };
+	bb_type(bb, "", BTF_KIND_UNION, 1, false, 4, um, sizeof(um));
+	for (int i = 0; i < 96; i++)
+		bb_int(bb, "filler", 8);
+	if (order != 1) {
+		t_func = bb_type(bb, "bpf_iter_task", BTF_KIND_FUNC, 0, false, bb->n + 2, NULL,
+				 0);
+		bb->func_end = bb->tlen;
+		bb_type(bb, "", BTF_KIND_FUNC_PROTO, 0, false, t_int, NULL, 0);
+	}
+	if (order == 2)
+		bb_type(bb, "", 31, 0, false, 0, NULL, 0);
+	return t_func;
+}
+
+static int test_btf_parse(void)
+{
+	struct btf_build bb;
+	struct synth_iter_btf b;
+	const char *why;
+	size_t len;
+	void *blob;
+	uint32_t func;
+	int err;
+
+	for (int order = 0; order < 4; order++) {
+		memset(&bb, 0, sizeof(bb));
+		func = bb_task(&bb, order);
+		blob = bb_blob(&bb, &len);
+		memset(&b, 0xff, sizeof(b));
+		why = NULL;
+		err = synth_iter_btf_parse(blob, len, &b, &why);
+		if (order == 3) {
+			CHECK(err == -EINVAL && why && strstr(why, "type kind"),
+			      "an unknown kind before the FUNC: %d, %s", err, why ? why : "-");
+		} else {
+			CHECK(err == 0, "order %d: %d, %s", order, err, why ? why : "-");
+			CHECK(b.attach_id == func, "order %d: attach id %u, not %u", order,
+			      b.attach_id, func);
+			CHECK(b.off_pid == BB_PID / 8 && b.off_tgid == BB_TGID / 8 &&
+			      b.off_flags == BB_FLAGS / 8 && b.off_comm == BB_COMM / 8 &&
+			      b.off_parent == BB_PARENT / 8,
+			      "order %d: offsets %u %u %u %u %u", order, b.off_pid, b.off_tgid,
+			      b.off_flags, b.off_comm, b.off_parent);
+		}
+		/* cut anywhere in the types: an error, never a read past the cut */
+		for (size_t cut = sizeof(struct btf_header); cut < sizeof(struct btf_header) + bb.tlen;
+		     cut += 5) {
+			struct btf_header *h = blob;
+			uint32_t tlen = h->type_len;
+
+			struct synth_iter_btf c;
+
+			h->type_len = cut - sizeof(*h);
+			err = synth_iter_btf_parse(blob, len, &c, &why);
+			h->type_len = tlen;
+			/* all that is needed can come before the cut, the FUNC last or not */
+			CHECK(err < 0 || (cut - sizeof(*h) >= bb.func_end &&
+					  !memcmp(&b, &c, sizeof(b))),
+			      "order %d, types cut at %zu: %d", order, cut, err);
+		}
+		CHECK(synth_iter_btf_parse(blob, len - 1, &b, &why) == -EINVAL,
+		      "order %d: the blob one byte short", order);
+		((struct btf_header *)blob)->str_len--;
+		err = synth_iter_btf_parse(blob, len, &b, &why);
+		CHECK(err == -EINVAL && strstr(why, "NUL"), "order %d: strings cut: %d", order, err);
+		free(blob);
+	}
+	/* no such names at all: said so, and no anonymous type taken for them */
+	memset(&bb, 0, sizeof(bb));
+	bb_int(&bb, "int", 4);
+	bb_type(&bb, "", BTF_KIND_STRUCT, 0, false, 0, NULL, 0);
+	bb_type(&bb, "", BTF_KIND_FUNC, 0, false, 0, NULL, 0);
+	blob = bb_blob(&bb, &len);
+	err = synth_iter_btf_parse(blob, len, &b, &why);
+	free(blob);
+	CHECK(err == -ENOENT && strstr(why, "bpf_iter_task"), "no names: %d, %s", err, why);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("joined synthesis does not depend on the thread count", test_stable_order);
@@ -538,5 +749,7 @@ int main(void)
 	tap_run("--all-cgroups: CGROUP records of the cgroup2 tree", test_cgroups);
 	tap_run("PROCMAP_QUERY and /proc/PID/maps text give the same maps", test_maps_query);
 	tap_run("the BPF task iterator and /proc give the same records", test_iter_vs_proc);
+	tap_run("the kernel's BTF: the two names, member offsets, bad and cut types",
+		test_btf_parse);
 	return tap_done();
 }
