@@ -170,10 +170,10 @@ bench-scale: deps tools
 
 # the duration dimension: two recordings of SECONDS (default 3600) each,
 # wall clock on the host; not part of make check.  CONCURRENT=1 runs both
-# at once.
+# at once; MMAP=PAGES gives every recording -m PAGES.
 soak-scale: deps tools
 	$(Q)cd $(S) && nice python3 soak_scale.py $(or $(SECONDS),3600) $(if $(CONCURRENT),--concurrent) --tool $(or $(TOOL),both) \
-		$(if $(RUN),--run $(RUN)) $(if $(OUT),--out $(OUT))
+		$(if $(RUN),--run $(RUN)) $(if $(OUT),--out $(OUT)) $(if $(MMAP),--mmap-pages $(MMAP))
 
 qemu-bench: deps
 	$(Q)$(S)/qemu-bench.sh

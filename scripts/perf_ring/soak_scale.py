@@ -26,6 +26,10 @@ is its flight recorder's snapshot a minute).  The host kernel leaks the
 MMAP2 build-id flag to other recorders, so perf-ring runs with -B (no
 build-ids), whether perf runs beside it or not, to keep runs comparable.
 
+--mmap-pages PAGES gives every recording -m PAGES (MMAP=PAGES in make): a
+loop this fast fills a default buffer in milliseconds, and buffers sized
+to its rate ride out a longer stall of the reader or the writer.
+
 --run stream or --run flight makes only that recording (each tool's), and
 --out NAME writes bench/results/NAME.md, .png and .dat instead of
 scale-duration's, from its own --raw directory (build/bench/NAME): a run
@@ -412,6 +416,9 @@ def main():
                     "(build/bench/soak-scale, or build/bench/OUT with --out)")
     ap.add_argument("--report", action="store_true",
                     help="only write the result files from --raw")
+    ap.add_argument("--mmap-pages", type=int, metavar="PAGES",
+                    help="-m PAGES for every recording: buffers sized to the loop's rate "
+                    "(default: each tool's own)")
     a = ap.parse_args()
     DUR, EVERY, OUT = a.seconds, a.every, a.out
     RAW = a.raw or os.path.join(B.BUILD, "bench",
@@ -434,7 +441,8 @@ def main():
                        "cmd": "make soak-scale SECONDS=%d%s TOOL=%s%s%s" % (
                            DUR, " CONCURRENT=1" if a.concurrent else "", a.tool,
                            "" if a.run == "both" else " RUN=" + a.run,
-                           "" if OUT == "scale-duration" else " OUT=" + OUT),
+                           "" if OUT == "scale-duration" else " OUT=" + OUT) +
+                       (" MMAP=%d" % a.mmap_pages if a.mmap_pages else ""),
                        "kernel": os.uname().release, "cpus": os.cpu_count(),
                        "perf": perf_version}, f, indent=1)
     loop = ["sh", "-c", LOOP, BIN["close-loop"]]
@@ -443,6 +451,8 @@ def main():
         # the host kernel leaks the MMAP2 build-id flag to other recorders:
         # perf-ring runs with -B so that perf record can run beside it
         xb = ["-B"] if tool == "perf-ring" else []
+        if a.mmap_pages:
+            xb += ["-m", str(a.mmap_pages)]
         runs += [r for r in (
             (tool, "stream", xb + ["-z", "--switch-output=1G", "--switch-max-files=3"], loop),
             (tool, "flight", xb + ["--overwrite", "-z", "--switch-output=60s"],
