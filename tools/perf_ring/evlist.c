@@ -542,16 +542,30 @@ static struct bufset role_bufs(struct evlist *el, enum ev_role r)
 }
 
 /*
+ * "cpu N" or "thread N", for messages: formatted only when one is made,
+ * not for each of the CPUs x threads opened.
+ */
+static const char *target_name(char *buf, size_t len, int cpu, pid_t pid)
+{
+	if (cpu >= 0)
+		snprintf(buf, len, "cpu %d", cpu);
+	else
+		snprintf(buf, len, "thread %d", (int)pid);
+	return buf;
+}
+
+/*
  * Event e's new fd joins the buffer of its role that out[] names (an index
  * in the role's rings; tracking shares the samples'), or, the first of its
  * role there (-1), gets one of its own that the rest then write into
  * (PERF_EVENT_IOC_SET_OUTPUT).
  */
-static int buf_join(struct evlist *el, int fd, int e, int out[NR_ROLES], int cpu,
-		    const char *at, char *msg, size_t len)
+static int buf_join(struct evlist *el, int fd, int e, int out[NR_ROLES], int cpu, pid_t pid,
+		    char *msg, size_t len)
 {
 	enum ev_role r = el->evs[e].role;
 	struct bufset b = role_bufs(el, r);
+	char at[32];
 	int err;
 
 	out += role_recorded(r) ? EV_SAMPLE : r;
@@ -563,13 +577,14 @@ static int buf_join(struct evlist *el, int fd, int e, int out[NR_ROLES], int cpu
 			return 0;
 		err = -errno;
 		snprintf(msg, len, "%s: PERF_EVENT_IOC_SET_OUTPUT on %s: %s",
-			 el->evs[e].name, at, strerror(-err));
+			 el->evs[e].name, target_name(at, sizeof(at), cpu, pid), strerror(-err));
 		return err;
 	}
 	err = ring_map(&b.rings[*b.n], fd, b.bytes, b.backward, cpu);
 	if (err) {
 		snprintf(msg, len, "mmap of %s %llu kB %sbuffer on %s: %s%s", b.article,
-			 (unsigned long long)b.bytes >> 10, b.adj, at, strerror(-err),
+			 (unsigned long long)b.bytes >> 10, b.adj,
+			 target_name(at, sizeof(at), cpu, pid), strerror(-err),
 			 err == -EPERM && b.hint ? scale_mlock_hint() : "");
 		return err;
 	}
@@ -715,16 +730,16 @@ static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu
 }
 
 /* What the kernel refused, and why (to msg). */
-static void open_failed(const struct pf_event *ev, int err, pid_t pid, const char *at,
+static void open_failed(const struct pf_event *ev, int err, int cpu, pid_t pid,
 			char *msg, size_t len)
 {
-	char why[400];
+	char why[400], at[32];
 
 	if (err == EACCES || err == EPERM)
 		open_denied_msg(ev, err, pid, why, sizeof(why));
 	else
 		events_open_error(ev, err, why, sizeof(why));
-	snprintf(msg, len, "%s (%s)", why, at);
+	snprintf(msg, len, "%s (%s)", why, target_name(at, sizeof(at), cpu, pid));
 }
 
 /*
@@ -739,10 +754,6 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 	int lfd[MAX_EVENTS];	/* this target's fds, for groups */
 	char at[32], why[400];
 
-	if (cpu >= 0)
-		snprintf(at, sizeof(at), "cpu %d", cpu);
-	else
-		snprintf(at, sizeof(at), "thread %d", (int)pid);
 	for (int e = 0; e < el->nev; e++) {
 		struct pf_event *ev = &el->evs[e];
 		int ld = events_leader(el->evs, e), fd, err;
@@ -753,16 +764,16 @@ static int open_target(struct evlist *el, int cpu, pid_t pid, int out[NR_ROLES],
 		if (fd == -ESRCH && pid > 0)
 			continue;	/* thread exited meanwhile */
 		if (fd < 0) {
-			open_failed(ev, -fd, pid, at, msg, len);
+			open_failed(ev, -fd, cpu, pid, msg, len);
 			return fd;
 		}
 		err = events_apply_filter(fd, ev, why, sizeof(why));
 		if (err) {
 			close(fd);
-			snprintf(msg, len, "%s (%s)", why, at);
+			snprintf(msg, len, "%s (%s)", why, target_name(at, sizeof(at), cpu, pid));
 			return err;
 		}
-		err = buf_join(el, fd, e, out, cpu, at, msg, len);
+		err = buf_join(el, fd, e, out, cpu, pid, msg, len);
 		if (err)
 			return err;
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &id)) {

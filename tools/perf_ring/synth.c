@@ -186,12 +186,21 @@ static int read_comm_at(int dirfd, const char *path, char *comm, size_t len)
 	return 0;
 }
 
-/* The comm of a thread, through its process's task directory. */
-static int read_comm(int taskfd, pid_t tid, char *comm, size_t len)
+/*
+ * The comm of a thread, through its process's task directory: NAME is
+ * the thread's entry there, its tid in decimal, used as it is (a
+ * formatted path cost more than the read, per thread).
+ */
+static int read_comm(int taskfd, const char *name, char *comm, size_t len)
 {
+	static const char file[] = "/comm";
+	size_t n = strlen(name);
 	char path[32];
 
-	snprintf(path, sizeof(path), "%d/comm", tid);
+	if (n + sizeof(file) > sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, name, n);
+	memcpy(path + n, file, sizeof(file));
 	return read_comm_at(taskfd, path, comm, len);
 }
 
@@ -508,7 +517,7 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		tid = atoi(de->d_name);
-		if (read_comm(dirfd(d), tid, comm, sizeof(comm)))
+		if (read_comm(dirfd(d), de->d_name, comm, sizeof(comm)))
 			continue;
 		put_thread(out, pid, tid, ppid, comm, id_hdr, r);
 		any = true;
