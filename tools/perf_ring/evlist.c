@@ -452,18 +452,23 @@ static int list_tids(pid_t pid, pid_t **v, int *n)
 	d = opendir(path);
 	if (!d)
 		return -errno;
-	while ((de = readdir(d))) {
-		pid_t *nv;
+	int cap = *n;
 
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+	while ((de = readdir(d))) {
+		pid_t tid = proc_entry_pid(de->d_name), *nv;
+
+		if (tid < 0)
 			continue;
-		nv = realloc(*v, (*n + 1) * sizeof(**v));
-		if (!nv) {
-			closedir(d);
-			return -ENOMEM;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			nv = realloc(*v, cap * sizeof(**v));
+			if (!nv) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*v = nv;
 		}
-		*v = nv;
-		(*v)[(*n)++] = atoi(de->d_name);
+		(*v)[(*n)++] = tid;
 	}
 	closedir(d);
 	return 0;

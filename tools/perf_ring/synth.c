@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -514,9 +513,9 @@ static void synth_proc(pid_t pid, u32 id_hdr, struct pbuf *out, struct synth_res
 		char comm[32];
 		pid_t tid;
 
-		if (!isdigit((unsigned char)de->d_name[0]))
+		tid = proc_entry_pid(de->d_name);
+		if (tid < 0)
 			continue;
-		tid = atoi(de->d_name);
 		if (read_comm(dirfd(d), de->d_name, comm, sizeof(comm)))
 			continue;
 		put_thread(out, pid, tid, ppid, comm, id_hdr, r);
@@ -641,7 +640,9 @@ static int all_pids(pid_t **out, int *n)
 		return -ENOMEM;
 	}
 	while ((de = readdir(d))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
+		pid_t pid = proc_entry_pid(de->d_name);
+
+		if (pid < 0)
 			continue;
 		if (*n == cap) {
 			pid_t *nv = realloc(v, cap * 2 * sizeof(*v));
@@ -651,7 +652,7 @@ static int all_pids(pid_t **out, int *n)
 			v = nv;
 			cap *= 2;
 		}
-		v[(*n)++] = atoi(de->d_name);
+		v[(*n)++] = pid;
 	}
 	closedir(d);
 	qsort(v, *n, sizeof(*v), cmp_pid);

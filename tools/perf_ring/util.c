@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,22 @@ int parse_long(const char *s, long min, long max, long *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+int proc_entry_pid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return -1;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9')
+			return -1;
+		v = v * 10 + (*name - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	return v;
 }
 
 int write_full(int fd, const void *buf, size_t len)

@@ -21,6 +21,12 @@ typedef uint8_t u8;
 int parse_size(const char *s, u64 *out);
 /* Parse a decimal integer in [min, max]. */
 int parse_long(const char *s, long min, long max, long *out);
+/*
+ * The pid or tid a /proc directory entry is named by, or -1 for a name
+ * that is not one (all digits, at most INT_MAX): called for every thread
+ * of the system, where strtol() costs several times the loop.
+ */
+int proc_entry_pid(const char *name);
 
 /* Write/read all bytes or fail with -errno (-EIO on EOF for reads). */
 int write_full(int fd, const void *buf, size_t len);
