@@ -23,6 +23,7 @@
 
 #include "synth.h"
 #include "synth-iter.h"
+#include "util.h"
 #include "tap.h"
 
 static int test_stable_order(void)
@@ -741,6 +742,25 @@ static int test_btf_parse(void)
 	return 0;
 }
 
+/* /proc entries: pids and tids only, every other name refused */
+static int test_proc_entry_pid(void)
+{
+	static const struct {
+		const char *name;
+		int pid;
+	} t[] = {
+		{ "1", 1 }, { "4194304", 4194304 }, { "2147483647", 2147483647 },
+		{ "2147483648", -1 }, { "99999999999999999999", -1 }, { "", -1 },
+		{ "self", -1 }, { "thread-self", -1 }, { "12a", -1 }, { "-1", -1 },
+		{ " 1", -1 }, { "1 ", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		CHECK(proc_entry_pid(t[i].name) == t[i].pid, "'%s': %d, not %d", t[i].name,
+		      proc_entry_pid(t[i].name), t[i].pid);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("joined synthesis does not depend on the thread count", test_stable_order);
@@ -751,5 +771,6 @@ int main(void)
 	tap_run("the BPF task iterator and /proc give the same records", test_iter_vs_proc);
 	tap_run("the kernel's BTF: the two names, member offsets, bad and cut types",
 		test_btf_parse);
+	tap_run("/proc entry names: pids only", test_proc_entry_pid);
 	return tap_done();
 }
