@@ -5,7 +5,7 @@
  * PART=recorders), where one nanosecond of guest time is one instruction.
  *
  * Output, one line on stderr:
- *   "rec_run ns=T cpu=C idle=I status=S"
+ *   "rec_run ns=T cpu=C idle=I maxrss=R status=S"
  * T is the CLOCK_MONOTONIC time from before the fork to after the wait.
  * It includes idle time: under -icount with sleep=off a CPU that waits
  * for a timer jumps to it, and the guest clock with it. C is the CPU time
@@ -14,7 +14,8 @@
  * kernel's work in their context), in nanoseconds: the scheduler's
  * runtime, from getrusage(RUSAGE_CHILDREN), whose user and system times
  * add up to it. I is the idle time over T, in USER_HZ ticks of
- * /proc/stat, to show how much of T was waiting.
+ * /proc/stat, to show how much of T was waiting.  R is the largest
+ * resident set of CMD and what it waited for, in kB (ru_maxrss).
  *
  * -b: also "busy=B spin=S": the guest's instructions over T, every CPU's,
  * with the idle jumps taken out (make qemu-bench PART=scale, -smp N). With
@@ -195,12 +196,13 @@ static pid_t start_spinner(volatile unsigned long long *ctr)
 	return pid;
 }
 
-static double children_cpu_ns(void)
+static double children_cpu_ns(long *maxrss_kb)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_CHILDREN, &ru))
 		return 0;
+	*maxrss_kb = ru.ru_maxrss;
 	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
@@ -212,7 +214,8 @@ int main(int argc, char **argv)
 	long pages = 0;
 	int go[2], status, i = 1;
 	pid_t pid, spinner = -1;
-	double t0, t1;
+	double t0, t1, cpu;
+	long maxrss = 0;
 	char c;
 
 	if (argc > 1 && !strcmp(argv[1], "-b")) {
@@ -285,8 +288,9 @@ int main(int argc, char **argv)
 		spin1 = *ctr;
 	idle1 = idle_ticks();
 	/* The spinner is reaped after the children's CPU time is read. */
-	fprintf(stderr, "rec_run ns=%.0f cpu=%.0f idle=%llu", t1 - t0, children_cpu_ns(),
-		idle1 - idle0);
+	cpu = children_cpu_ns(&maxrss);
+	fprintf(stderr, "rec_run ns=%.0f cpu=%.0f idle=%llu maxrss=%ld", t1 - t0, cpu,
+		idle1 - idle0, maxrss);
 	if (ctr) {
 		fprintf(stderr, " busy=%.0f spin=%llu", t1 - t0 - (double)SPIN_INSNS * (spin1 - spin0),
 			spin1 - spin0);

@@ -226,6 +226,22 @@ def console_results(logf, kinds, bad_status):
     return res, prof, rest
 
 
+def qemu_boot(part, smp, logf, mem_mb, tmo, append="", nr_cpus=64):
+    """One boot of POST (built with CONFIG_NR_CPUS=nr_cpus) under -icount
+    at -smp smp with perf in the initramfs, running guest-bench.sh's part;
+    the console in logf, and "EXIT WALL_SECONDS" in logf.wall.  Whether
+    the guest finished."""
+    env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(nr_cpus), BENCH_SMP=str(smp),
+               QEMU_MEM="%dM" % mem_mb,
+               QEMU_APPEND=("perf_ring.bench=%s %s" % (part, append)).strip())
+    t = time.time()
+    r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(tmo)],
+                       env=env, stdout=subprocess.DEVNULL)
+    with open(logf + ".wall", "w") as f:
+        f.write("%d %.0f\n" % (r.returncode, time.time() - t))
+    return r.returncode == 0
+
+
 # ---- interleaved rounds ----
 
 def interleave(cases, rounds, what, timeout=600, warmup=()):

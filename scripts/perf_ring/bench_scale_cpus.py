@@ -92,16 +92,8 @@ def mem_mb(n):
 
 
 def boot(n, logf, part="scale"):
-    env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(NR_CPUS), BENCH_SMP=str(n),
-               QEMU_MEM="%dM" % mem_mb(n),
-               QEMU_APPEND="perf_ring.bench=%s perf_ring.calls=%d" % (part, CALLS))
-    t = time.time()
-    r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(TMO)],
-                       env=env, stdout=subprocess.DEVNULL)
-    wall = time.time() - t
-    with open(logf + ".wall", "w") as f:
-        f.write("%d %.0f\n" % (r.returncode, wall))
-    return r.returncode == 0
+    return bench_lib.qemu_boot(part, n, logf, mem_mb(n), TMO, "perf_ring.calls=%d" % CALLS,
+                               nr_cpus=NR_CPUS)
 
 
 def parse(logf, partial=False):

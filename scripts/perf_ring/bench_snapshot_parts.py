@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+import bench_lib as B
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
@@ -53,14 +55,7 @@ def die(msg):
 
 
 def boot(n, logf):
-    env = dict(os.environ, GUEST_PERF="1", NR_CPUS=str(NR_CPUS), BENCH_SMP=str(n),
-               QEMU_MEM="%dM" % (1024 + 48 * n), QEMU_APPEND="perf_ring.bench=snapprof")
-    t = time.time()
-    r = subprocess.run([os.path.join(HERE, "qemu-run.sh"), "post", "bench", logf, str(TMO)],
-                       env=env, stdout=subprocess.DEVNULL)
-    with open(logf + ".wall", "w") as f:
-        f.write("%d %.0f\n" % (r.returncode, time.time() - t))
-    return r.returncode == 0
+    return B.qemu_boot("snapprof", n, logf, 1024 + 48 * n, TMO, nr_cpus=NR_CPUS)
 
 
 def parse(logf):

@@ -17,6 +17,8 @@
 #                   PART=scale, booted with -smp N);
 #   snapprof        where perf-ring's snapshot spends its instructions
 #                   (make qemu-bench PART=snapprof, -smp N);
+#   threads         the recorders' start-up against the threads that
+#                   exist (make qemu-bench PART=threads);
 #   boot            nothing: the boot's own cost at -smp N.
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
@@ -24,6 +26,7 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	perf_ring.calls=*) calls=${arg#perf_ring.calls=} ;;
 	perf_ring.bench=*) part=${arg#perf_ring.bench=} ;;
+	perf_ring.threads=*) thread_counts=$(echo "${arg#perf_ring.threads=}" | tr , ' ') ;;
 	esac
 done
 
@@ -399,6 +402,82 @@ snapprof() {
 	done
 }
 
+# threads: what the threads that exist cost each recorder at start-up
+# (make qemu-bench PART=threads, -smp 1). For each count of threads held
+# by /bench/thread_holder (0: the holder alone), both recorders with -a and then
+# with -p on the holder record sched:sched_process_exit around cpu_loop
+# 0, measured by rec_run -b (every instruction over the run, the
+# kernel's included). perf-ring lists the threads from /proc here: the
+# bench kernel has no BPF (CONFIG_BPF_SYSCALL is off), so its BPF task
+# iterator is not measured in the guest. "thr" lines: rec_run's figures,
+# maxrss the recorder's largest resident set; "thr_skip" when a count
+# could not be held. One run of each recorder first, not counted: the
+# first run after boot also pays for the tracefs entries it looks up.
+thr_run() {
+	tool=$1 mode=$2 synth=$3 n=$4
+	shift 4
+	rm -f "$o"
+	case "$synth" in
+	-) unset PERF_RING_SYNTH ;;
+	*) export PERF_RING_SYNTH="$synth" ;;
+	esac
+	rec_timed -b -- "$@"
+	unset PERF_RING_SYNTH
+	echo "thr tool=$tool mode=$mode synth=$synth threads=$n $rec_line $(rec_counts "$o")"
+}
+
+threads() {
+	if ! [ -x /usr/bin/perf ]; then
+		echo "thr_skip: no perf in the initramfs (GUEST_PERF=1)"
+		return
+	fi
+	echo 0 > /proc/sys/kernel/randomize_va_space
+	# room for the largest count: its pids, its tasks, each thread's
+	# stack and guard mappings, and -p's events (one fd each)
+	echo 4194304 > /proc/sys/kernel/pid_max
+	echo 1000000 > /proc/sys/kernel/threads-max
+	echo 1000000 > /proc/sys/vm/max_map_count
+	ulimit -n 1048576
+	cd "$W" || return
+	o=$W/rec.data
+	ev=sched:sched_process_exit
+	nobpf=--no-bpf-event
+	echo "# threads: $(nproc) CPUs, $(uname -r), $(perf --version)," \
+		"$(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB, RLIMIT_NOFILE $(ulimit -n)"
+	thr_run none warm auto 0 /bench/cpu_loop 0 >/dev/null
+	thr_run perf-ring warm auto 0 perf-ring record -q -B -a -e "$ev" -o "$o" -- \
+		/bench/cpu_loop 0 >/dev/null
+	thr_run perf warm - 0 perf record -q -B -a $nobpf -e "$ev" -o "$o" -- \
+		/bench/cpu_loop 0 >/dev/null
+	for n in ${thread_counts:-0 1000 10000 100000}; do
+		# at 0 too, holding none: the process that -p records
+		/bench/thread_holder "$n" >"$W/hold.out" 2>&1 &
+		hp=$!
+		until grep -q '^ready' "$W/hold.out" || ! kill -0 "$hp" 2>/dev/null; do
+			sleep 1
+		done
+		if ! grep -q '^ready' "$W/hold.out"; then
+			echo "thr_skip threads=$n: $(tail -1 "$W/hold.out")"
+			continue
+		fi
+		echo "# threads: $n held, $(awk '{ print $4 }' /proc/loadavg) tasks on the system"
+		thr_run none bare auto "$n" /bench/cpu_loop 0
+		thr_run perf-ring a auto "$n" perf-ring record -q -B -a -e "$ev" -o "$o" -- \
+			/bench/cpu_loop 0
+		thr_run perf a - "$n" perf record -q -B -a $nobpf -e "$ev" -o "$o" -- /bench/cpu_loop 0
+		# -p: one event per thread of the holder (perf-ring opens each
+		# on every CPU, as perf record -p does); not beyond 10,000
+		if [ "$n" -le 10000 ]; then
+			thr_run perf-ring p auto "$n" perf-ring record -q -B -p "$hp" -e "$ev" -o "$o" -- \
+				/bench/cpu_loop 0
+			thr_run perf p - "$n" perf record -q -B -p "$hp" $nobpf -e "$ev" -o "$o" -- \
+				/bench/cpu_loop 0
+		fi
+		kill "$hp"
+		wait "$hp" 2>/dev/null
+	done
+}
+
 case "$part" in
 boot)
 	# The boot alone: how long -smp N takes to come up under -icount
@@ -407,6 +486,7 @@ boot)
 	;;
 scale) scale ;;
 snapprof) snapprof ;;
+threads) threads ;;
 recorders)
 	perfcheck
 	recorders

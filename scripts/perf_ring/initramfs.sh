@@ -102,6 +102,8 @@ gcc -Wall -Wextra -Werror -O2 -static -o "$work/rate_loop" "$PR_ROOT/bench/rate_
 	pr_die "bench/rate_loop.c failed to build"
 gcc -Wall -Wextra -Werror -O2 -static -o "$work/cpu_loop" "$PR_ROOT/bench/cpu_loop.c" ||
 	pr_die "bench/cpu_loop.c failed to build"
+gcc -Wall -Wextra -Werror -O2 -static -pthread -o "$work/thread_holder" \
+	"$PR_ROOT/bench/thread_holder.c" || pr_die "bench/thread_holder.c failed to build"
 
 # guest_perf: cpio list lines for perf as /usr/bin/perf and the shared
 # libraries ldd finds for it, at their host paths. Where /usr/bin/perf is
@@ -195,6 +197,7 @@ list=$work/cpio.list
 	echo "file /bench/ring_cost $work/ring_cost 0755 0 0"
 	echo "file /bench/rec_run $work/rec_run 0755 0 0"
 	echo "file /bench/cpu_loop $work/cpu_loop 0755 0 0"
+	echo "file /bench/thread_holder $work/thread_holder 0755 0 0"
 	echo "file /bench/guest-bench.sh $PR_ROOT/scripts/perf_ring/guest-bench.sh 0755 0 0"
 	echo "file /bench/rate_loop $work/rate_loop 0755 0 0"
 	echo "file /bench/guest-rate.sh $PR_ROOT/scripts/perf_ring/guest-rate.sh 0755 0 0"

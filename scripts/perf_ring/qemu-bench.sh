@@ -27,6 +27,11 @@
 # (scripts/perf_ring/bench_snapshot_parts.py,
 # bench/results/scale-snapshot-parts.md).
 #
+# PART=threads measures both recorders' start-up against 0, 1k, 10k and
+# 100k threads held, in every instruction, at -smp 1
+# (scripts/perf_ring/bench_scale_threads_icount.py,
+# bench/results/scale-threads-icount.md and .png).
+#
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
 # the same run, into bench/results/qemu-bench-pN.md (no plot).
@@ -40,7 +45,8 @@ rate) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" ;;
 zlong) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" zlong ;;
 scale) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_cpus.py" ;;
 snapprof) exec python3 "$PR_ROOT/scripts/perf_ring/bench_snapshot_parts.py" ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong, scale and snapprof (or none)" ;;
+threads) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_threads_icount.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong, scale, snapprof and threads (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}
