@@ -19,6 +19,8 @@
 #                   (make qemu-bench PART=snapprof, -smp N);
 #   threads         the recorders' start-up against the threads that
 #                   exist (make qemu-bench PART=threads);
+#   snapline        perf-ring's snapshot against its bytes, 20 a run
+#                   (make qemu-bench PART=snapline, -smp N);
 #   boot            nothing: the boot's own cost at -smp N.
 calls=${PERF_RING_BENCH_CALLS:-200000}
 part=ring
@@ -26,6 +28,8 @@ for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	perf_ring.calls=*) calls=${arg#perf_ring.calls=} ;;
 	perf_ring.bench=*) part=${arg#perf_ring.bench=} ;;
+	perf_ring.snapm=*) snapm=${arg#perf_ring.snapm=} ;;
+	perf_ring.snapm_list=*) snapm_list=$(echo "${arg#perf_ring.snapm_list=}" | tr , ' ') ;;
 	perf_ring.threads=*) thread_counts=$(echo "${arg#perf_ring.threads=}" | tr , ' ') ;;
 	esac
 done
@@ -354,7 +358,13 @@ snapprof() {
 	ev='raw_syscalls:*'
 	snaps=20
 	per=5000
-	echo "# snapprof: $(nproc) CPUs, $snaps snapshots, cpu-clock every $per, $(uname -r)"
+	# -m: perf_ring.snapm= (default 16); the loop fills the buffers
+	# (about 270 bytes a call, both records) before the snapshots
+	m=${snapm:-16}
+	loop=$((m * 4096 / 200))
+	[ "$loop" -ge 1000 ] || loop=1000
+	echo "# snapprof: $(nproc) CPUs, $snaps snapshots, cpu-clock every $per, -m $m," \
+		"cpu_loop $loop, $(uname -r)"
 	# First, every DSO the runs below map (the profiler's too) into the
 	# build-id cache, which each run then finds there, as a run after
 	# the first one on a host does.
@@ -369,15 +379,15 @@ snapprof() {
 			kopt=
 			[ $k = nosnap ] && kopt=-k
 			i0=$(ipis)
-			rec_timed -b -- perf-ring record -q -a --snapshot-window=whole -m 16 -o $o \
+			rec_timed -b -- perf-ring record -q -a --snapshot-window=whole -m $m -o $o \
 				--overwrite --switch-output -e "$ev" $xopt -- \
-				/bench/cpu_loop -s $snaps $kopt 1000
+				/bench/cpu_loop -s $snaps $kopt $loop
 			echo "snapm variant=$x run=$k snaps=$snaps $rec_line ipi=$(($(ipis) - i0))" \
 				"$(recfiles $o)"
 			[ "$(nproc)" = 1 ] || continue
 			$W/prof record -q --no-bpf-event -e cpu-clock -c $per -g -o $W/prof.data -- \
-				perf-ring record -q -a --snapshot-window=whole -m 16 -o $o --overwrite \
-				--switch-output -e "$ev" $xopt -- /bench/cpu_loop -s $snaps $kopt 1000 \
+				perf-ring record -q -a --snapshot-window=whole -m $m -o $o --overwrite \
+				--switch-output -e "$ev" $xopt -- /bench/cpu_loop -s $snaps $kopt $loop \
 				>/dev/null 2>&1
 			echo "snapprof variant=$x run=$k status=$? $(recfiles $o)"
 			for c in no-children children; do
@@ -393,8 +403,8 @@ snapprof() {
 		kopt=
 		[ $k = nosnap ] && kopt=-k
 		perf stat -x, -o $W/stat.txt -e 'syscalls:sys_enter_*' -- \
-			perf-ring record -q -a --snapshot-window=whole -m 16 -o $o --overwrite \
-			--switch-output -e "$ev" -- /bench/cpu_loop -s $snaps $kopt 1000 \
+			perf-ring record -q -a --snapshot-window=whole -m $m -o $o --overwrite \
+			--switch-output -e "$ev" -- /bench/cpu_loop -s $snaps $kopt $loop \
 			>/dev/null 2>&1
 		recfiles $o >/dev/null
 		awk -F, -v k=$k '$1 > 0 { sub(/^syscalls:sys_enter_/, "", $3); print "syscalls run=" k, $3, $1 }' \
@@ -478,6 +488,40 @@ threads() {
 	done
 }
 
+# snapline: perf-ring's snapshot against its bytes, in the steady state
+# (make qemu-bench PART=snapline, -smp N). For each -m (perf_ring.snapm_list=,
+# default 16 64 128 256 pages a CPU), a loop that fills every CPU's buffer,
+# then 20 snapshots of the whole buffers 100 ms apart, against the same
+# run with none (cpu_loop -k): "snapline" lines of rec_run -b's busy
+# instructions and the snapshot files. Twenty snapshots a run, so that
+# what only a run's first snapshot pays (its chunks' first page faults)
+# weighs a twentieth. One run first puts every DSO into the build-id cache.
+snapline() {
+	echo 0 > /proc/sys/kernel/randomize_va_space
+	cd "$W" || return
+	o=$W/rec.data
+	ev='raw_syscalls:*'
+	snaps=20
+	echo "# snapline: $(nproc) CPUs, $snaps snapshots a run, $(uname -r)"
+	perf-ring record -q -a --overwrite --switch-output -o $o -e "$ev" -- \
+		/bench/cpu_loop -s 1 1000 >/dev/null 2>&1
+	recfiles $o >/dev/null
+	for m in ${snapm_list:-16 64 128 256}; do
+		# about 270 bytes a call, both records; cpu_loop splits the
+		# calls over the CPUs
+		loop=$((m * 4096 / 200 * $(nproc)))
+		[ "$loop" -ge 1000 ] || loop=1000
+		for k in snap nosnap; do
+			kopt=
+			[ $k = nosnap ] && kopt=-k
+			rec_timed -b -- perf-ring record -q -a --snapshot-window=whole -m $m -o $o \
+				--overwrite --switch-output -e "$ev" -- \
+				/bench/cpu_loop -s $snaps $kopt $loop
+			echo "snapline m=$m run=$k snaps=$snaps loop=$loop $rec_line $(recfiles $o)"
+		done
+	done
+}
+
 case "$part" in
 boot)
 	# The boot alone: how long -smp N takes to come up under -icount
@@ -487,6 +531,7 @@ boot)
 scale) scale ;;
 snapprof) snapprof ;;
 threads) threads ;;
+snapline) snapline ;;
 recorders)
 	perfcheck
 	recorders

@@ -32,6 +32,11 @@
 # (scripts/perf_ring/bench_scale_threads_icount.py,
 # bench/results/scale-threads-icount.md and .png).
 #
+# PART=snapline measures perf-ring's snapshot against its bytes, 20
+# snapshots a run, at -m 16, 64, 128 and 256 and -smp 1, 4 and 16
+# (scripts/perf_ring/bench_snapshot_line.py,
+# bench/results/scale-snapshot-line.md and .png).
+#
 # SERIES_PREFIX=N measures a step of the series instead: the kernel with
 # the first N patches of kernel/series (post-pN) against POST, booted in
 # the same run, into bench/results/qemu-bench-pN.md (no plot).
@@ -46,7 +51,8 @@ zlong) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_rate.py" zlong ;;
 scale) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_cpus.py" ;;
 snapprof) exec python3 "$PR_ROOT/scripts/perf_ring/bench_snapshot_parts.py" ;;
 threads) exec python3 "$PR_ROOT/scripts/perf_ring/bench_scale_threads_icount.py" ;;
-*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong, scale, snapprof and threads (or none)" ;;
+snapline) exec python3 "$PR_ROOT/scripts/perf_ring/bench_snapshot_line.py" ;;
+*) pr_die "qemu-bench: PART=$PART: the parts are recorders, rate, zlong, scale, snapprof, threads and snapline (or none)" ;;
 esac
 
 prefix=${SERIES_PREFIX:-}
