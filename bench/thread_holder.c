@@ -25,10 +25,11 @@ static void *sleeper(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_attr_t attr;
-	long n = argc == 2 ? strtol(argv[1], NULL, 10) : -1;
+	char *end = NULL;
+	long n = argc == 2 ? strtol(argv[1], &end, 10) : -1;
 	int err;
 
-	if (n < 0) {
+	if (n < 0 || !end || end == argv[1] || *end) {
 		fprintf(stderr, "usage: thread_holder N\n");
 		return 2;
 	}

@@ -33,7 +33,9 @@ import bench_lib as B
 RAW = os.path.join(B.BUILD, "qemu-threads")
 RES = os.path.join(B.ROOT, "bench", "results")
 OUT = "scale-threads-icount"
-COUNTS = [int(x) for x in os.environ.get("THREAD_COUNTS", "0 1000 10000 100000").split()]
+# 0 always: every other count is measured against it
+COUNTS = sorted({0} | {int(x) for x in os.environ.get("THREAD_COUNTS",
+                                                       "0 1000 10000 100000").split()})
 MEM_MB = 4096		# 100,000 threads: their kernel stacks and tasks
 TMO = 3600
 RUNS = 2

@@ -30,7 +30,9 @@ BUILD = os.environ.get("PR_BUILD", os.path.join(ROOT, "build"))
 # -m of the recording: SNAP_M pages a CPU (16 by default; the loop before
 # the snapshots fills them)
 SNAP_M = int(os.environ.get("SNAP_M", "16"))
-LOOP = max(1000, SNAP_M * 4096 // 200)
+def loop(n):
+    """cpu_loop's calls at n CPUs: enough to fill every CPU's buffer."""
+    return max(1000, SNAP_M * 4096 // 200 * n)
 RAW = os.path.join(BUILD, "qemu-snapprof" + ("" if SNAP_M == 16 else "-m%d" % SNAP_M))
 RES = os.path.join(ROOT, "bench", "results")
 CPUS = [int(x) for x in os.environ.get("SNAP_CPUS", "1 16").split()]
@@ -206,7 +208,7 @@ def main():
           "with `CONFIG_NR_CPUS=64` (the kernel of scale-cpus.md), booted under QEMU TCG with "
           "`-icount shift=0,align=off,sleep=off`. In the guest (guest-bench.sh, snapprof): "
           "`perf-ring record -q -a --snapshot-window=whole -m %d --overwrite --switch-output "
-          "-e 'raw_syscalls:*' -- cpu_loop -s 20 %d` (20 SIGUSR2, 100 ms apart, after the "
+          "-e 'raw_syscalls:*' -- cpu_loop -s 20 %s` (20 SIGUSR2, 100 ms apart, after the "
           "loop) against the same with `-k` (kill(ppid, 0) instead: no snapshot), under "
           "`perf record -e cpu-clock -c 5000 -g` of the recorder and its children; the "
           "difference over 20 is one snapshot. -m 16 (the default of this part) keeps the copy "
@@ -223,7 +225,9 @@ def main():
           "the guest took, and each run's system calls are counted. The cost per snapshot "
           "split into a fixed part and a cost per byte is scale-cpus.md's (its -m line)." % (
               " ".join(map(str, CPUS)), "" if SNAP_M == 16 else ", SNAP_M=%d" % SNAP_M,
-              time.strftime("%Y-%m-%d"), SNAP_M, LOOP), ""]
+              time.strftime("%Y-%m-%d"), SNAP_M,
+              " or ".join("%d at %d CPU%s" % (loop(n), n, "" if n == 1 else "s") for n in CPUS)),
+          ""]
     if not os.environ.get("REUSE"):
         log("kernel post-cpus64 (CONFIG_NR_CPUS=%d) and its initramfs with perf" % NR_CPUS)
         subprocess.run(["make", "-s", "-C", ROOT, "initramfs", "KERNEL=post",

@@ -359,9 +359,10 @@ snapprof() {
 	snaps=20
 	per=5000
 	# -m: perf_ring.snapm= (default 16); the loop fills the buffers
-	# (about 270 bytes a call, both records) before the snapshots
+	# (about 270 bytes a call, both records; cpu_loop splits the calls
+	# over the CPUs) before the snapshots
 	m=${snapm:-16}
-	loop=$((m * 4096 / 200))
+	loop=$((m * 4096 / 200 * $(nproc)))
 	[ "$loop" -ge 1000 ] || loop=1000
 	echo "# snapprof: $(nproc) CPUs, $snaps snapshots, cpu-clock every $per, -m $m," \
 		"cpu_loop $loop, $(uname -r)"
@@ -460,13 +461,16 @@ threads() {
 	thr_run perf warm - 0 perf record -q -B -a $nobpf -e "$ev" -o "$o" -- \
 		/bench/cpu_loop 0 >/dev/null
 	for n in ${thread_counts:-0 1000 10000 100000}; do
-		# at 0 too, holding none: the process that -p records
+		# at 0 too, holding none: the process that -p records (the
+		# last count's "ready" removed first: the redirection below is
+		# the child's, and could come after the first look)
+		rm -f "$W/hold.out"
 		/bench/thread_holder "$n" >"$W/hold.out" 2>&1 &
 		hp=$!
-		until grep -q '^ready' "$W/hold.out" || ! kill -0 "$hp" 2>/dev/null; do
+		until grep -qx "ready $n" "$W/hold.out" 2>/dev/null || ! kill -0 "$hp" 2>/dev/null; do
 			sleep 1
 		done
-		if ! grep -q '^ready' "$W/hold.out"; then
+		if ! grep -qx "ready $n" "$W/hold.out"; then
 			echo "thr_skip threads=$n: $(tail -1 "$W/hold.out")"
 			continue
 		fi

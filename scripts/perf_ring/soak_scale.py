@@ -398,6 +398,17 @@ def out_name(v):
     return v
 
 
+def pages(v):
+    """--mmap-pages: a power of two of pages, as -m takes them."""
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n <= 0 or n & (n - 1):
+        raise argparse.ArgumentTypeError("%r: a power of two of pages" % v)
+    return n
+
+
 def main():
     global DUR, EVERY, RAW, OUT
     ap = argparse.ArgumentParser(description="make soak-scale: the duration dimension")
@@ -416,7 +427,7 @@ def main():
                     "(build/bench/soak-scale, or build/bench/OUT with --out)")
     ap.add_argument("--report", action="store_true",
                     help="only write the result files from --raw")
-    ap.add_argument("--mmap-pages", type=int, metavar="PAGES",
+    ap.add_argument("--mmap-pages", type=pages, metavar="PAGES",
                     help="-m PAGES for every recording: buffers sized to the loop's rate "
                     "(default: each tool's own)")
     a = ap.parse_args()

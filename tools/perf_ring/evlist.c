@@ -444,6 +444,7 @@ void evlist_config(struct evlist *el, const struct evlist_opts *o)
 
 static int list_tids(pid_t pid, pid_t **v, int *n)
 {
+	int cap = *n;	/* what *v holds: the caller's exact size, at least */
 	char path[64];
 	DIR *d;
 	struct dirent *de;
@@ -452,8 +453,6 @@ static int list_tids(pid_t pid, pid_t **v, int *n)
 	d = opendir(path);
 	if (!d)
 		return -errno;
-	int cap = *n;
-
 	while ((de = readdir(d))) {
 		pid_t tid = proc_entry_pid(de->d_name), *nv;
 

@@ -35,7 +35,15 @@ struct btf_view {
 	const char *bad;	/* why the walk stopped before the end, or NULL */
 	uint32_t task_name, func_name;	/* string offsets of the two names */
 	uint32_t task_id, func_id;	/* their types, once walked past */
+	uint32_t looked;	/* members looked into by btf_member(), against MEMBERS_MAX */
 };
+
+/*
+ * Anonymous members nest, and a malformed BTF could make a struct its own
+ * member: the depth is capped, and so is the work, far above what
+ * task_struct needs (a few hundred members, five names).
+ */
+#define MEMBERS_MAX (1u << 16)
 
 /*
  * Types differ in size, so an id is found by walking from the last
@@ -235,6 +243,8 @@ static long btf_member(struct btf_view *v, const struct btf_type *st, const char
 	if (depth > 8)
 		return -1;
 	for (unsigned int i = 0; i < BTF_INFO_VLEN(st->info); i++, m++) {
+		if (++v->looked > MEMBERS_MAX)
+			return -1;
 		uint32_t bits = kflag ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
 		const struct btf_type *mt;
 		long sub;
@@ -327,9 +337,12 @@ int synth_iter_btf_parse(const void *blob, size_t size, struct synth_iter_btf *b
 	uint32_t cap;
 	int err;
 
+	/* the types are read in place as struct btf_type: 4-byte aligned */
 	if (size < sizeof(*h) || h->magic != BTF_MAGIC || h->hdr_len > size ||
 	    (uint64_t)h->hdr_len + h->type_off + h->type_len > size ||
-	    (uint64_t)h->hdr_len + h->str_off + h->str_len > size) {
+	    (uint64_t)h->hdr_len + h->str_off + h->str_len > size ||
+	    ((uintptr_t)data + h->hdr_len + h->type_off) % 4 ||
+	    h->type_len < sizeof(struct btf_type)) {
 		*why = "/sys/kernel/btf/vmlinux: not BTF, or truncated";
 		return -EINVAL;
 	}
@@ -373,8 +386,10 @@ int synth_iter_btf_parse(const void *blob, size_t size, struct synth_iter_btf *b
 	}
 	err = btf_fields(&v, v.task_id, v.func_id, b, why);
 	/* a member's type beyond where the walk had to stop */
-	if (err && v.bad)
+	if (err && v.bad) {
 		*why = v.bad;
+		err = -EINVAL;
+	}
 	free(v.off);
 	return err;
 }
@@ -391,11 +406,16 @@ int synth_iter_btf(struct synth_iter_btf *b, const char **why)
 		*why = "no /sys/kernel/btf/vmlinux (a kernel without CONFIG_DEBUG_INFO_BTF)";
 		return -errno;
 	}
-	if (fstat(fd, &st) || st.st_size <= 0) {
-		err = st.st_size <= 0 ? -EINVAL : -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		*why = "/sys/kernel/btf/vmlinux: fstat";
+		return err;
+	}
+	if (st.st_size <= 0) {
 		close(fd);
 		*why = "/sys/kernel/btf/vmlinux: no size";
-		return err;
+		return -EINVAL;
 	}
 	/*
 	 * Recent kernels map it (read-only, private); older ones need

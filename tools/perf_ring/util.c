@@ -64,16 +64,16 @@ int parse_long(const char *s, long min, long max, long *out)
 
 int proc_entry_pid(const char *name)
 {
-	long v = 0;
+	int v = 0;
 
 	if (!*name)
 		return -1;
 	for (; *name; name++) {
-		if (*name < '0' || *name > '9')
+		int d = *name - '0';
+
+		if (d < 0 || d > 9 || v > (INT_MAX - d) / 10)
 			return -1;
-		v = v * 10 + (*name - '0');
-		if (v > INT_MAX)
-			return -1;
+		v = v * 10 + d;
 	}
 	return v;
 }
