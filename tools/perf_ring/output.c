@@ -546,6 +546,13 @@ int out_prepare(struct out_file *f)
 	bool tp = false;
 	int err;
 
+	/*
+	 * The host's features, read now rather than at the first file's
+	 * end: the descriptor they keep (cpu/online) is then open from the
+	 * start, and the recorder's descriptors stay the same while it
+	 * runs.  A failure here is retried there.
+	 */
+	hostinfo_refresh(&f->host);
 	for (int i = 0; i < f->el->nev; i++)
 		if (f->el->evs[i].tp_sys[0])
 			tp = true;
