@@ -242,6 +242,21 @@ def qemu_boot(part, smp, logf, mem_mb, tmo, append="", nr_cpus=64):
     return r.returncode == 0
 
 
+def boot_walls(head, boots):
+    """A Markdown table of the boots' exits and wall times, from what
+    qemu_boot() left beside each console: boots is [(label, logf)]."""
+    md = ["| %s | exit | wall time of the boot |" % head, "| ---: | ---: | ---: |"]
+    for label, logf in boots:
+        try:
+            with open(logf + ".wall") as f:
+                rc, wall = f.read().split()
+            md.append("| %s | %s | %dm%02ds |" % (label, rc, int(float(wall)) // 60,
+                                                 int(float(wall)) % 60))
+        except (OSError, ValueError):
+            md.append("| %s | ? | not recorded |" % label)
+    return md
+
+
 # ---- interleaved rounds ----
 
 def interleave(cases, rounds, what, timeout=600, warmup=()):

@@ -138,50 +138,48 @@ def main():
     if skips:
         md += ["Not held: " + "; ".join(skips) + ".", ""]
 
-    rows = []
-    dat = []
-    for n in counts:
-        ra, rf = res.get(("perf-ring", "a", "auto", n)), res.get(("perf", "a", "-", n))
-        if not ra or not rf:
-            continue
-        pr, pf = over("perf-ring", "a", "auto", n), over("perf", "a", "-", n)
-        rows.append([
-            "{:,}".format(n), fm(ra["busy"]), fm(pr), fm(rf["busy"]), fm(pf),
-            "%.3f" % (pr / pf) if n and pf > 0 else "",
-            "{:,}".format(ra["maxrss"]), "{:,}".format(rf["maxrss"]),
-            "{:,}".format(ra["bytes"]), "{:,}".format(rf["bytes"])])
-        dat.append("a %d %d %d" % (n, max(pr, 1), max(pf, 1)))
-    md += ["## -a", "", B.md_table(
-        ["threads", "perf-ring, M", "over 0", "perf, M", "over 0", "perf-ring/perf over 0",
-         "perf-ring RSS, kB", "perf RSS, kB", "perf-ring bytes", "perf bytes"], rows)]
+    def table(mode, extra):
+        """mode's rows (-a with the recordings' bytes: extra) and its plot points."""
+        rows = []
+        for n in counts:
+            ra, rf = res.get(("perf-ring", mode, "auto", n)), res.get(("perf", mode, "-", n))
+            if not ra or not rf:
+                continue
+            pr, pf = over("perf-ring", mode, "auto", n), over("perf", mode, "-", n)
+            rows.append(["{:,}".format(n), fm(ra["busy"]), fm(pr), fm(rf["busy"]), fm(pf),
+                         "%.3f" % (pr / pf) if n and pf > 0 else "",
+                         "{:,}".format(ra["maxrss"]), "{:,}".format(rf["maxrss"])] +
+                        (["{:,}".format(ra["bytes"]), "{:,}".format(rf["bytes"])] if extra
+                         else []))
+            dat.append("%s %d %d %d" % (mode, n, max(pr, 1), max(pf, 1)))
+        return rows
 
-    prow = []
-    for n in counts:
-        ra, rf = res.get(("perf-ring", "p", "auto", n)), res.get(("perf", "p", "-", n))
-        if not ra or not rf:
-            continue
-        pr, pf = over("perf-ring", "p", "auto", n), over("perf", "p", "-", n)
-        prow.append(["{:,}".format(n), fm(ra["busy"]), fm(pr), fm(rf["busy"]), fm(pf),
-                     "%.3f" % (pr / pf) if pf > 0 else "", "{:,}".format(ra["maxrss"]),
-                     "{:,}".format(rf["maxrss"])])
-        dat.append("p %d %d %d" % (n, max(pr, 1), max(pf, 1)))
+    def ratios(mode):
+        """(threads, perf-ring over 0, perf over 0) at every count held."""
+        pts = [(n, over("perf-ring", mode, "auto", n), over("perf", mode, "-", n))
+               for n in counts if n > 0]
+        return [p for p in pts if None not in p and p[2] > 0]
+
+    def every_point(mode, pts):
+        return ["-%s: perf-ring's cost of the threads <= 0.5x perf's at every point" % mode,
+                ", ".join("{:,}: {:.3f}".format(n, a / f) for n, a, f in pts),
+                "met" if max(a / f for _, a, f in pts) <= 0.5 else "missed"]
+
+    dat = []
+    head = ["threads", "perf-ring, M", "over 0", "perf, M", "over 0", "perf-ring/perf over 0",
+            "perf-ring RSS, kB", "perf RSS, kB"]
+    md += ["## -a", "", B.md_table(head + ["perf-ring bytes", "perf bytes"], table("a", True))]
+    prow = table("p", False)
     if prow:
         md += ["## -p on the holder", "",
                "One event per thread of the holder on each CPU, both tools (perf record -p "
                "does so unless --per-thread); the holder's threads only are synthesized. -p "
-               "runs up to 10,000 threads.", "",
-               B.md_table(["threads", "perf-ring, M", "over 0", "perf, M", "over 0",
-                           "perf-ring/perf over 0", "perf-ring RSS, kB", "perf RSS, kB"], prow)]
+               "runs up to 10,000 threads.", "", B.md_table(head, prow)]
 
-    big = [n for n in counts if n > 0]
     goals = []
-    pts = [(n, over("perf-ring", "a", "auto", n), over("perf", "a", "-", n)) for n in big]
-    pts = [p for p in pts if None not in p and p[2] > 0]
+    pts = ratios("a")
     if pts:
-        worst_r = max(p[1] / p[2] for p in pts)
-        goals.append(["-a: perf-ring's cost of the threads <= 0.5x perf's at every point",
-                      ", ".join("{:,}: {:.3f}".format(n, a / f) for n, a, f in pts),
-                      "met" if worst_r <= 0.5 else "missed"])
+        goals.append(every_point("a", pts))
         last = pts[-1]
         goals.append(["synthesis <= 0.5x perf's at %s threads (-a, over 0)" %
                       "{:,}".format(last[0]), "%.3f" % (last[1] / last[2]),
@@ -192,13 +190,8 @@ def main():
                           "over those at %s; met up to 1.10)" % ("{:,}".format(pts[-1][0]),
                                                                  "{:,}".format(pts[0][0])),
                           "%.3f" % g, "met" if g <= 1.10 else "missed"])
-    ppts = [(n, over("perf-ring", "p", "auto", n), over("perf", "p", "-", n)) for n in big]
-    ppts = [p for p in ppts if None not in p and p[2] > 0]
-    if ppts:
-        w = max(p[1] / p[2] for p in ppts)
-        goals.append(["-p: perf-ring's cost of the threads <= 0.5x perf's at every point",
-                      ", ".join("{:,}: {:.3f}".format(n, a / f) for n, a, f in ppts),
-                      "met" if w <= 0.5 else "missed"])
+    if ratios("p"):
+        goals.append(every_point("p", ratios("p")))
     goals.append(["two boots agree within 0.1%% (largest difference of %d cases%s)" %
                   (len(res), ", " + wcase if wcase else ""), "%.4f%%" % (100 * worst),
                   "met" if worst <= 0.001 else "missed"])
@@ -206,14 +199,7 @@ def main():
                                       ["---", "---:", "---"])]
     md += ["![plot](%s.png)" % OUT, ""]
     md += ["## Boot wall times (host)", ""]
-    for lg in logs:
-        try:
-            with open(lg + ".wall") as f:
-                rc, wall = f.read().split()
-            md.append("- %s: exit %s, %dm%02ds" % (os.path.basename(lg), rc,
-                                                  int(float(wall)) // 60, int(float(wall)) % 60))
-        except OSError:
-            pass
+    md += B.boot_walls("boot", [(r, lg) for r, lg in enumerate(logs, 1)])
     md.append("")
     B.plot(OUT, dat, "Cost of the threads that exist at start-up (every instruction, -icount)",
            "threads held", "instructions over the run with none held",

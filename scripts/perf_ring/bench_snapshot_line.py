@@ -150,14 +150,7 @@ def main():
                                       ["---", "---:", "---", "---"]),
            "![plot](%s.png)" % OUT, ""]
     md += ["## Boot wall times (host)", ""]
-    for n in CPUS:
-        try:
-            with open(os.path.join(RAW, "cpus%d.log.wall" % n)) as f:
-                rc, wall = f.read().split()
-            md.append("- -smp %d: exit %s, %dm%02ds" % (n, rc, int(float(wall)) // 60,
-                                                       int(float(wall)) % 60))
-        except OSError:
-            pass
+    md += B.boot_walls("CPUs", [(n, os.path.join(RAW, "cpus%d.log" % n)) for n in CPUS])
     md.append("")
     curves = ", \\\n     ".join(
         "\"< awk '$1 == %d' {dat}\" using 3:4 with linespoints title \"%d CPU%s\"" %

@@ -239,16 +239,8 @@ def main():
             if not boot(n, logf):
                 die("-smp %d did not finish (console: %s)" % (n, logf))
         md += section(n, logf)
-    md += ["## Boot wall times (host)", "", "| CPUs | exit | wall time of the boot |",
-           "| ---: | ---: | ---: |"]
-    for n in CPUS:
-        try:
-            with open(os.path.join(RAW, "cpus%d.log.wall" % n)) as f:
-                rc, wall = f.read().split()
-            md.append("| %d | %s | %dm%02ds |" % (n, rc, int(float(wall)) // 60,
-                                                 int(float(wall)) % 60))
-        except (OSError, ValueError):
-            md.append("| %d | ? | not recorded |" % n)
+    md += ["## Boot wall times (host)", ""]
+    md += B.boot_walls("CPUs", [(n, os.path.join(RAW, "cpus%d.log" % n)) for n in CPUS])
     md.append("")
     out = os.path.join(RES, OUT + ".md")
     with open(out, "w") as f:
