@@ -42,12 +42,17 @@ mkdir -p "$W" && mount -t tmpfs tmpfs "$W"
 # rec_timed and rec_counts: /lib/perf-ring-guest-lib.sh (guest-lib.sh)
 . /lib/perf-ring-guest-lib.sh
 
+# need_perf WHAT: whether perf is in the initramfs (GUEST_PERF=1); if not,
+# "WHAT: no perf ..." on the console, for the part's parser.
+need_perf() {
+	[ -x /usr/bin/perf ] && return 0
+	echo "$1: no perf in the initramfs (GUEST_PERF=1)"
+	return 1
+}
+
 # perfcheck: perf's three commands on this kernel, one "perfcheck" line.
 perfcheck() {
-	if ! [ -x /usr/bin/perf ]; then
-		echo "perfcheck skipped: no perf in the initramfs (GUEST_PERF=1)"
-		return
-	fi
+	need_perf "perfcheck skipped" || return
 	cd "$W" || return
 	perf record -q -e 'raw_syscalls:*' -o $W/check.data -- close-loop 1000 >$W/check.out 2>&1
 	r=$?
@@ -73,10 +78,7 @@ rec() {
 }
 
 recorders() {
-	if ! [ -x /usr/bin/perf ]; then
-		echo "rec skipped: no perf in the initramfs (GUEST_PERF=1)"
-		return
-	fi
+	need_perf "rec skipped" || return
 	# Nothing random: the same instructions on every boot.
 	echo 0 > /proc/sys/kernel/randomize_va_space
 	cd "$W" || return
@@ -187,10 +189,7 @@ recfiles() {
 # them), and the start-up profile samples the recorder and its children
 # only, not every idle vCPU every 20000 instructions.
 scale() {
-	if ! [ -x /usr/bin/perf ]; then
-		echo "scale skipped: no perf in the initramfs (GUEST_PERF=1)"
-		return
-	fi
+	need_perf "scale skipped" || return
 	echo 0 > /proc/sys/kernel/randomize_va_space
 	cd "$W" || return
 	ev='raw_syscalls:*'
@@ -347,10 +346,7 @@ ipis() {
 }
 
 snapprof() {
-	if ! [ -x /usr/bin/perf ]; then
-		echo "snapprof skipped: no perf in the initramfs (GUEST_PERF=1)"
-		return
-	fi
+	need_perf "snapprof skipped" || return
 	echo 0 > /proc/sys/kernel/randomize_va_space
 	cd "$W" || return
 	ln -sf /usr/bin/perf $W/prof
@@ -438,10 +434,7 @@ thr_run() {
 }
 
 threads() {
-	if ! [ -x /usr/bin/perf ]; then
-		echo "thr_skip: no perf in the initramfs (GUEST_PERF=1)"
-		return
-	fi
+	need_perf "thr_skip" || return
 	echo 0 > /proc/sys/kernel/randomize_va_space
 	# room for the largest count: its pids, its tasks, each thread's
 	# stack and guard mappings, and -p's events (one fd each)
