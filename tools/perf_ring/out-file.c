@@ -126,10 +126,14 @@ static int open_partial(struct out_target *t)
 	int err;
 
 	partial_name(t, tmp, sizeof(tmp));
-	err = partial_aside(tmp);
-	if (err)
-		return err;
+	/* the name is looked at only when it is taken */
 	t->fd = safefile__open(tmp, 0600, false);
+	if (t->fd == -EEXIST) {
+		err = partial_aside(tmp);
+		if (err)
+			return err;
+		t->fd = safefile__open(tmp, 0600, false);
+	}
 	if (t->fd < 0)
 		return fail_set(t->fd, "cannot create '%s': %s%s%s", tmp,
 				t->fd == -EEXIST ? "it is " : strerror(-t->fd),
@@ -154,10 +158,15 @@ static int file_open(struct out_target *t, const char *path)
 	int err;
 
 	snprintf(t->path, sizeof(t->path), "%s", path);
-	err = keep_old(path, false);
+	t->partial = t->o->flight;
+	/*
+	 * A snapshot's time-stamped name was free a moment ago
+	 * (out_name_stamped()), and the snapshot is renamed onto it: only
+	 * the output's own name may hold an older recording.
+	 */
+	err = t->partial && strcmp(path, t->o->output) ? 0 : keep_old(path, false);
 	if (err)
 		return err;
-	t->partial = t->o->flight;
 	if (t->partial) {
 		err = open_partial(t);
 		if (err)
@@ -180,10 +189,10 @@ static int file_open(struct out_target *t, const char *path)
 }
 
 /*
- * Drop any partial write beyond what is known to be on file, then the
- * features.  If they do not fit (ENOSPC), cut the data back to make room
- * for them, to a place where it ends on a whole record: a file without
- * its tracing data cannot be decoded.  The feature bitmap written is
+ * After a failed write, drop any part of it beyond what is known to be
+ * on file; then the features.  If they do not fit (ENOSPC), cut the data
+ * back to make room for them, to a place where it ends on a whole record:
+ * a file without its tracing data cannot be decoded.  The feature bitmap written is
  * cleared when they are not on file.
  */
 static void write_features(struct out_target *t, struct out_end *e, u64 *features)
@@ -201,7 +210,8 @@ static void write_features(struct out_target *t, struct out_end *e, u64 *feature
 		 */
 		if (!e->data_size && !pwrite_full(t->fd, &round, sizeof(round), t->data_off))
 			e->data_size = sizeof(round);
-		if (ftruncate(t->fd, t->data_off + e->data_size) && !e->werr)
+		if ((e->werr || tries) && ftruncate(t->fd, t->data_off + e->data_size) &&
+		    !e->werr)
 			e->werr = -errno;
 		pbuf_free(&fb);
 		err = pf_build_features(t->el->evs, t->el->nev, e->meta, t->data_off + e->data_size,

@@ -419,7 +419,7 @@ static void put_last_chunk(struct out_file *f)
 		return;
 	if (f->cur->len && (!f->mem_stop || !f->memfs ||
 			    memlimit_room() >= (int64_t)(f->cur->len + MEMLIMIT_RESERVE / 2)))
-		writer_put(f->w, f->cur);
+		writer_put_last(f->w, f->cur);
 	else
 		writer_release(f->w, f->cur);
 	f->cur = NULL;

@@ -17,6 +17,50 @@
 
 #define TMP_SUFFIX_LEN 10	/* ".tmpXXXXXX" */
 
+/*
+ * The process's umask, from /proc/self/status (umask() cannot read it
+ * without setting it, and another thread may create a file meanwhile);
+ * perf-ring never changes it.  -1 when it cannot be read.
+ */
+static int umask_read(void)
+{
+	char buf[2048];
+	unsigned int m;
+	const char *p;
+	ssize_t n;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strstr(buf, "\nUmask:");
+	if (!p || sscanf(p + 7, "%o", &m) != 1 || m > 0777)
+		return -1;
+	return (int)m;
+}
+
+/*
+ * A file just made with O_CREAT has mode & ~umask: the fchmod() that
+ * gives it mode is needed only when the umask takes a bit of mode away
+ * (or is unknown).  A flight recorder makes a file a snapshot: the check
+ * is read once.
+ */
+static bool umask_strips(mode_t mode)
+{
+	static int um = -2;
+	int v = __atomic_load_n(&um, __ATOMIC_RELAXED);
+
+	if (v == -2) {
+		v = umask_read();
+		__atomic_store_n(&um, v, __ATOMIC_RELAXED);
+	}
+	return v < 0 || (mode & (mode_t)v);
+}
+
 static void split(const char *path, char *dir, size_t dlen, const char **base)
 {
 	const char *slash = strrchr(path, '/');
@@ -66,7 +110,7 @@ int safefile__createat(struct safefile *sf, int dir, const char *name, mode_t mo
 		err = sf->fd < 0 ? -errno : 0;
 	}
 	/* the mode whatever the umask */
-	if (!err && fchmod(sf->fd, mode))
+	if (!err && umask_strips(mode) && fchmod(sf->fd, mode))
 		err = -errno;
 	if (err) {
 		if (sf->fd >= 0) {
@@ -163,11 +207,13 @@ static bool ours(const struct stat *st)
 
 int safefile__open(const char *path, mode_t mode, bool reuse)
 {
+	bool created = true;
 	struct stat st;
 	int fd;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0 && errno == EEXIST && reuse) {
+		created = false;
 		/* O_NONBLOCK: a fifo put there meanwhile does not block the open */
 		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -180,7 +226,8 @@ int safefile__open(const char *path, mode_t mode, bool reuse)
 	}
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, mode)) {
+	/* a file reused keeps its mode until this */
+	if ((!created || umask_strips(mode)) && fchmod(fd, mode)) {
 		int err = -errno;
 
 		close(fd);

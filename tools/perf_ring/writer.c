@@ -51,6 +51,12 @@ struct writer {
 	struct compressor comp;
 	void *uring;		/* struct io_uring */
 	bool use_uring;
+	/*
+	 * in_caller, the file's last chunk was put (writer_put_last()):
+	 * the caller waits for what is written from then on, which is
+	 * written by hand rather than handed to io_uring and waited for.
+	 */
+	bool last;
 	char uring_err[96];	/* why io_uring is not used */
 	struct wslot *slots;
 	int nslots, inflight;
@@ -219,7 +225,7 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	w->off += len;
 	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by writer_out_bytes() */
 	w->nwrites++;
-	if (w->use_uring) {
+	if (w->use_uring && !w->last) {
 		struct io_uring *ring = w->uring;
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
@@ -585,7 +591,7 @@ int writer_restart(struct writer *w, int fd, u64 start)
 		w->slots[i].busy = false;
 	}
 	w->inflight = 0;
-	w->finishing = w->done = false;
+	w->finishing = w->done = w->last = false;
 	w->err = 0;
 	w->err_off = 0;
 	w->raw_bytes = w->out_bytes = w->nwrites = w->retries = 0;
@@ -661,6 +667,13 @@ void writer_put(struct writer *w, struct chunk *c)
 	w->q_tail = c;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->mu);
+}
+
+void writer_put_last(struct writer *w, struct chunk *c)
+{
+	if (w->o.in_caller)
+		w->last = true;
+	writer_put(w, c);
 }
 
 void writer_release(struct writer *w, struct chunk *c)

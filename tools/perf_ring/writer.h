@@ -76,6 +76,13 @@ int writer_start(struct writer **wp, int fd, u64 start, const struct writer_opts
  */
 struct chunk *writer_get(struct writer *w);
 void writer_put(struct writer *w, struct chunk *c);	/* queue for writing */
+/*
+ * The file's last chunk.  In the caller, it and the frame's end are
+ * written at once, by hand: writer_finish() would wait for them anyway,
+ * and a write handed to io_uring costs two system calls (submit, wait)
+ * and, on tmpfs, a worker's wake-up.
+ */
+void writer_put_last(struct writer *w, struct chunk *c);
 void writer_release(struct writer *w, struct chunk *c); /* give back unused */
 bool writer_failed(struct writer *w);
 /*

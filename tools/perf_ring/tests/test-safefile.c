@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "safefile.h"
 #include "tap.h"
@@ -172,10 +173,66 @@ static int test_create_out(void)
 	return 0;
 }
 
-int main(void)
+/*
+ * In a new process (the umask is read once, at its first file), under a
+ * umask that takes 0200 away: both ways of creating still give 0600.
+ * Exit 0 when they do.
+ */
+static int umask_child(const char *dir)
+{
+	char p[PATH_MAX + 32], q[PATH_MAX + 32];
+	struct safefile sf;
+	struct stat a, b;
+	int fd;
+
+	umask(0277);
+	snprintf(p, sizeof(p), "%s/um-open", dir);
+	snprintf(q, sizeof(q), "%s/um-create", dir);
+	fd = safefile__open(p, 0600, false);
+	if (fd < 0 || fstat(fd, &a) || safefile__create(&sf, q, 0600) || safefile__commit(&sf, false) ||
+	    stat(q, &b))
+		return 2;
+	close(fd);
+	if ((a.st_mode & 0777) != 0600 || (b.st_mode & 0777) != 0600) {
+		fprintf(stderr, "# under umask 0277: open %o, create %o\n", a.st_mode & 0777,
+			b.st_mode & 0777);
+		return 1;
+	}
+	return 0;
+}
+
+static int test_umask_strips(void)
+{
+	char p[PATH_MAX + 32];
+	struct stat st;
+	pid_t pid;
+	int fd, status;
+
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		execl("/proc/self/exe", "test-safefile", "--umask-child", tmp, (char *)NULL);
+		_exit(3);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "the new process: status %#x", status);
+	/* and under a umask that leaves 0600 whole, no fchmod() needed */
+	umask(022);
+	name(p, sizeof(p), "um-022");
+	fd = safefile__open(p, 0600, false);
+	CHECK(fd >= 0 && !fstat(fd, &st), "open");
+	close(fd);
+	CHECK((st.st_mode & 0777) == 0600, "mode %o under umask 022", st.st_mode & 0777);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	char cmd[PATH_MAX + 16], abs_[PATH_MAX];
 	int r;
+
+	if (argc == 3 && !strcmp(argv[1], "--umask-child"))
+		return umask_child(argv[2]);
 
 	tap_tmpname(tmp, sizeof(tmp), "safefile");
 	if (!mkdtemp(tmp)) {
@@ -204,6 +261,8 @@ int main(void)
 	tap_run("create_out: /dev/null and our own link written through, a fifo refused",
 		test_create_out);
 	tap_run("same: the file behind a name and its hard links, by st_dev/st_ino", test_same);
+	tap_run("a new file is 0600 under umask 0277 (a new process) and 022",
+		test_umask_strips);
 	r = tap_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd))
