@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "bidleak.h"
@@ -710,12 +711,19 @@ static bool open_fallback(struct evlist *el, struct pf_event *ev, int err, char 
 	return false;
 }
 
+/* a byte of each thread's own: its address tells the threads apart (evlist.opener) */
+static __thread char opener_mark;
+
 /* Open ev, with the fallbacks; the fd, or -errno. */
 static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu, int gfd)
 {
 	char said[2][200];
 	int fd, n = 0;
 
+	if (!el->opener)
+		el->opener = &opener_mark;
+	else if (el->opener != &opener_mark)
+		el->openers_mixed = true;
 	while ((fd = sys_perf_event_open(&ev->attr, pid, cpu, gfd,
 					 cgroups_opened && ev - el->evs < MAX_EVENTS ?
 					 cgroup_fds[ev - el->evs] : -1)) < 0) {
@@ -942,12 +950,36 @@ int evlist_reopen_cpu(struct evlist *el, int cpu)
 	return el->nfds - first;
 }
 
+/*
+ * Every event this thread opened, turned on or off by the kernel in one
+ * call (prctl PR_TASK_PERF_EVENTS_ENABLE/DISABLE walks the events a task
+ * owns): -p on 1,000 threads of a 2-CPU machine opens 2,000 events, and
+ * an ioctl() each costs a system call (bench/results/scale-threads.md).
+ * Only when this thread opened every event of the list, and it keeps no
+ * other open (bidleak.c closes its probes).  A seccomp filter may refuse
+ * the prctl(): then one ioctl() each, as before.
+ */
+static bool all_at_once(const struct evlist *el, int how)
+{
+	return el->nfds > 1 && el->opener == &opener_mark && !el->openers_mixed &&
+	       !prctl(how, 0, 0, 0, 0);
+}
+
+/*
+ * On, for -a, -C, -p, -t: the always-on events are on already
+ * (evlist_track()), and the kernel's enable of all is theirs too.  A
+ * command's always-on events start at its exec: one ioctl() each for
+ * the others.  Off: the always-on ones stay on, one ioctl() each for the
+ * others (a control's disable; the end is evlist_stop()).
+ */
 void evlist_enable(struct evlist *el, bool on)
 {
+	el->enabled = on;
+	if (on && !el->o.wl_target && all_at_once(el, PR_TASK_PERF_EVENTS_ENABLE))
+		return;
 	for (int i = 0; i < el->nfds; i++)
 		if (!role_always_on(el->fds[i].role))
 			ioctl(el->fds[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
-	el->enabled = on;
 }
 
 void evlist_track(struct evlist *el)
@@ -959,6 +991,9 @@ void evlist_track(struct evlist *el)
 
 void evlist_stop(struct evlist *el)
 {
+	el->enabled = false;
+	if (all_at_once(el, PR_TASK_PERF_EVENTS_DISABLE))
+		return;
 	evlist_enable(el, false);
 	for (int i = 0; i < el->nfds; i++)
 		if (role_always_on(el->fds[i].role))

@@ -300,3 +300,30 @@ else
 	nok "no PERF_FORMAT_LOST, flight recorder" "exit $rc, '$n': $(cat nl.err)"
 fi
 rm -f nl.data*
+
+# -p on a process of 300 threads: 300 events a CPU, turned on and off by
+# one prctl() each (PR_TASK_PERF_EVENTS_ENABLE/DISABLE), not an ioctl()
+# each; the ioctl()s left are two an event (its id, its buffer).  One an
+# event more (either way) reaches 3 x events.
+python3 -c 'import threading, time
+for _ in range(300): threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+print("ready", flush=True); time.sleep(60)' >thr.out 2>&1 &
+thr=$!
+for _ in $(seq 50); do grep -q ready thr.out && break; sleep 0.1; done
+ncpu=$(getconf _NPROCESSORS_ONLN)
+perf stat -x, -o thr.stat -e syscalls:sys_enter_ioctl,syscalls:sys_enter_prctl -- \
+	"$PR" record -q -B -p $thr -e cpu-clock -o thr.data -- sleep 0.2 2>thr.err
+rc=$?
+kill $thr 2>/dev/null; wait $thr 2>/dev/null
+nio=$(awk -F, '$3 == "syscalls:sys_enter_ioctl" { print $1 }' thr.stat)
+npr=$(awk -F, '$3 == "syscalls:sys_enter_prctl" { print $1 }' thr.stat)
+nev=$((300 * ncpu))
+if [ ! -s thr.stat ] || ! grep -q sys_enter_ioctl thr.stat; then
+	skip "-p on 300 threads: events on and off at once" "perf stat cannot count syscalls:sys_enter_ioctl: $(head -2 thr.stat thr.err)"
+elif [ $rc = 0 ] && [ -n "$nio" ] && [ "$nio" -lt $((3 * nev)) ] && [ "${npr:-0}" -ge 2 ]; then
+	check_file thr.data "-p on 300 threads ($nev events): $nio ioctl() calls, $npr prctl(): on and off at once"
+else
+	nok "-p on 300 threads: events on and off at once" \
+		"exit $rc, $nio ioctl() for $nev events (want < $((3 * nev))), prctl $npr: $(cat thr.err)"
+fi
+rm -f thr.data thr.out thr.stat thr.err
