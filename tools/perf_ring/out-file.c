@@ -235,6 +235,40 @@ static void write_features(struct out_target *t, struct out_end *e, u64 *feature
 	}
 }
 
+/*
+ * tmp renamed to path: the output's own name replaced (a link there is
+ * replaced, not followed), a time-stamped one never (out_name_stamp()):
+ * a name taken gets -N added, as out_name_stamped() would have, and
+ * t->path says which.  0 or errno.
+ */
+static int rename_to(struct out_target *t, const char *tmp)
+{
+	char base[sizeof(t->path)], name[sizeof(t->path)];
+	int i = 0;
+
+	if (!strcmp(t->path, t->o->output))
+		return rename(tmp, t->path) ? errno : 0;
+	snprintf(base, sizeof(base), "%s", t->path);
+	snprintf(name, sizeof(name), "%s", base);
+	while (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE)) {
+		if (errno == EINVAL) {
+			/* no RENAME_NOREPLACE on this filesystem: looked up first */
+			struct stat st;
+
+			if (lstat(name, &st) && errno == ENOENT)
+				return rename(tmp, name) ? errno : 0;
+		} else if (errno != EEXIST) {
+			return errno;
+		}
+		if (++i == 1000)
+			return EEXIST;
+		if (snprintf(name, sizeof(name), "%s-%d", base, i) >= (int)sizeof(name))
+			return ENAMETOOLONG;
+	}
+	snprintf(t->path, sizeof(t->path), "%s", name);
+	return 0;
+}
+
 /* A snapshot written whole takes its name; an earlier error stays the one reported. */
 static int rename_partial(struct out_target *t, int err)
 {
@@ -243,7 +277,7 @@ static int rename_partial(struct out_target *t, int err)
 
 	partial_name(t, tmp, sizeof(tmp));
 	/* the kernel's failures to allocate or copy the names pass */
-	while ((rerr = rename(tmp, t->path) ? errno : 0) &&
+	while ((rerr = rename_to(t, tmp)) &&
 	       (rerr == ENOMEM || rerr == EAGAIN || rerr == EINTR || rerr == EFAULT) &&
 	       --tries)
 		;

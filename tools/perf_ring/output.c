@@ -60,7 +60,7 @@ bool out_to_stdout(const char *path)
 	return out_format_for(path)->to_stdout;
 }
 
-void out_name_stamped(const char *base, char *buf, size_t len)
+void out_name_stamp(const char *base, char *buf, size_t len)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -70,9 +70,16 @@ void out_name_stamped(const char *base, char *buf, size_t len)
 	localtime_r(&ts.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	snprintf(buf, len, "%s.%s%03ld", base, stamp, ts.tv_nsec / 1000000);
+}
+
+void out_name_stamped(const char *base, char *buf, size_t len)
+{
+	char first[4096];
+
+	out_name_stamp(base, first, sizeof(first));
+	snprintf(buf, len, "%s", first);
 	for (int i = 1; access(buf, F_OK) == 0; i++)
-		snprintf(buf, len, "%s.%s%03ld-%d", base, stamp,
-			 ts.tv_nsec / 1000000, i);
+		snprintf(buf, len, "%s-%d", first, i);
 }
 
 /*

@@ -69,6 +69,12 @@ void out_expect(struct out_file *f, u64 raw);
 /* base.YYYYmmddHHMMSSmmm, with -N added while that exists (perf's rule) */
 void out_name_stamped(const char *base, char *buf, size_t len);
 /*
+ * base.YYYYmmddHHMMSSmmm, not looked up: for a snapshot, renamed onto
+ * its name at the end without replacing anything, with -N added then if
+ * the name is taken (out_path() names the file written).
+ */
+void out_name_stamp(const char *base, char *buf, size_t len);
+/*
  * Before a recording that writes path later (the flight recorder): the
  * directory takes new files, and an existing path could become path.old.
  * 0 or negative errno (fail_set()).

@@ -286,9 +286,6 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 	fl->s.overwritten += r.overwritten;
 	fl->s.ow_estimated |= ev.have_freq;
 	fl->s.unique += r.new_all;
-	report_snapshot(fl, path, &ev, &r, opened);
-	if (fl->s.o->verbose)
-		report_verbose(fl, &ev, &r, copy_ns);
 	if (err)
 		fail_set(err, "snapshot '%s': %s", path, strerror(-err));
 	snap = (struct out_snap){
@@ -303,6 +300,12 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 	 */
 	err = out_close(fl->s.out, &snap, NULL) ?: err;
 	prio_resume();
+	/* the name it took (out_name_stamp()) */
+	if (opened)
+		snprintf(fl->s.done_path, sizeof(fl->s.done_path), "%s", out_path(fl->s.out));
+	report_snapshot(fl, opened ? fl->s.done_path : path, &ev, &r, opened);
+	if (fl->s.o->verbose)
+		report_verbose(fl, &ev, &r, copy_ns);
 	return err;
 }
 
@@ -362,7 +365,7 @@ static int flight_serve(struct sink *s, const struct req *r)
 
 	if (r->kind != REQ_SWITCH)
 		return 0;
-	out_name_stamped(s->o->output, path, sizeof(path));
+	out_name_stamp(s->o->output, path, sizeof(path));
 	snprintf(s->done_path, sizeof(s->done_path), "%s", path);
 	return take_snapshot(fl, path, false);
 }
@@ -374,7 +377,7 @@ static void flight_finish(struct sink *s, bool keep)
 	if (!keep)
 		return;
 	if (s->o->stamped || out_totals(s->out)->nfiles)
-		out_name_stamped(s->o->output, path, sizeof(path));
+		out_name_stamp(s->o->output, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s", s->o->output);
 	take_snapshot((struct flight *)s, path, true);
