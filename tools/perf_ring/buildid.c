@@ -143,12 +143,12 @@ static int slot_grow(struct bidset *s)
 	int nslot = s->nslot ? s->nslot * 2 : 128;
 	int *slot;
 
-	if (2 * (s->n + 1) <= s->nslot)
+	if (2 * (s->nall + 1) <= s->nslot)
 		return 0;
 	slot = calloc(nslot, sizeof(*slot));
 	if (!slot)
 		return -ENOMEM;
-	for (int i = 0; i < s->n; i++)
+	for (int i = 0; i < s->nall; i++)
 		slot_put(slot, nslot, s->v[i].name, i);
 	free(s->slot);
 	s->slot = slot;
@@ -156,30 +156,66 @@ static int slot_grow(struct bidset *s)
 	return 0;
 }
 
-struct dso_bid *bidset_find(const struct bidset *s, const char *name)
+/* The index slot of name, in the set or kept (v[n .. nall)); -1 when neither. */
+static int find_slot(const struct bidset *s, const char *name)
 {
 	struct bidset *m = (struct bidset *)s;	/* the compare count only */
 
 	if (!s->nslot)
-		return NULL;
+		return -1;
 	for (unsigned int k = name_hash(name) & (s->nslot - 1); s->slot[k];
 	     k = (k + 1) & (s->nslot - 1)) {
-		struct dso_bid *d = &s->v[s->slot[k] - 1];
-
 		m->compares++;
-		if (!strcmp(d->name, name))
-			return d;
+		if (!strcmp(s->v[s->slot[k] - 1].name, name))
+			return (int)k;
 	}
-	return NULL;
+	return -1;
+}
+
+struct dso_bid *bidset_find(const struct bidset *s, const char *name)
+{
+	int k = find_slot(s, name);
+
+	return k >= 0 && s->slot[k] <= s->n ? &s->v[s->slot[k] - 1] : NULL;
+}
+
+/*
+ * A kept name (v[i], i >= n) back in the set: swapped with v[n], the
+ * first kept one, and the index told; fresh but for its name.
+ */
+static struct dso_bid *revive(struct bidset *s, int k)
+{
+	int i = s->slot[k] - 1, j = s->n;
+	struct dso_bid *d;
+
+	if (i != j) {
+		struct dso_bid t = s->v[i];
+		int kj = find_slot(s, s->v[j].name);
+
+		s->v[i] = s->v[j];
+		s->v[j] = t;
+		s->slot[kj] = i + 1;
+		s->slot[k] = j + 1;
+	}
+	d = &s->v[j];
+	*d = (struct dso_bid){ .name = d->name };
+	s->n++;
+	return d;
 }
 
 struct dso_bid *bidset_add(struct bidset *s, const char *name, const u8 *id, u8 size,
 			   bool kernel)
 {
-	struct dso_bid *d = bidset_find(s, name);
+	int k = find_slot(s, name);
+	struct dso_bid *d = NULL;
 
-	if (!d) {
-		if (s->n == s->cap) {
+	if (k >= 0 && s->slot[k] <= s->n) {
+		d = &s->v[s->slot[k] - 1];
+	} else if (k >= 0) {
+		d = revive(s, k);
+		d->kernel = kernel;
+	} else {
+		if (s->nall == s->cap) {
 			int cap = s->cap ? 2 * s->cap : 64;
 			struct dso_bid *v = realloc(s->v, cap * sizeof(*v));
 
@@ -190,14 +226,17 @@ struct dso_bid *bidset_add(struct bidset *s, const char *name, const u8 *id, u8 
 		}
 		if (slot_grow(s))
 			return NULL;
-		d = &s->v[s->n];
+		d = &s->v[s->nall];
 		memset(d, 0, sizeof(*d));
 		d->name = strdup(name);
 		if (!d->name)
 			return NULL;
+		slot_put(s->slot, s->nslot, d->name, s->nall);
+		s->nall++;
+		/* kept names come after the set: the new one joins it at n */
+		k = find_slot(s, name);
+		d = revive(s, k);
 		d->kernel = kernel;
-		slot_put(s->slot, s->nslot, d->name, s->n);
-		s->n++;
 	}
 	if (id && size && !d->size) {
 		d->size = size > BUILD_ID_MAX ? BUILD_ID_MAX : size;
@@ -240,9 +279,14 @@ void bidset_scan_map(struct bidset *s, const char *rec)
 	bidset_add(s, name, id, size, false);
 }
 
+void bidset_reset(struct bidset *s)
+{
+	s->n = 0;
+}
+
 void bidset_free(struct bidset *s)
 {
-	for (int i = 0; i < s->n; i++)
+	for (int i = 0; i < s->nall; i++)
 		free(s->v[i].name);
 	free(s->v);
 	free(s->slot);

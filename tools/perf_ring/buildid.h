@@ -22,9 +22,13 @@ struct dso_bid {
 	bool cached;		/* in the build-id cache */
 };
 
+/*
+ * v[0 .. n) are the set; v[n .. nall) are names of an earlier use kept
+ * by bidset_reset(), found again without a malloc (bidset_add()).
+ */
 struct bidset {
 	struct dso_bid *v;
-	int n, cap;
+	int n, nall, cap;
 	int *slot;		/* index by name: v's index + 1, 0 empty; nslot a power of 2 */
 	int nslot;
 	unsigned long compares;	/* names compared by bidset_find(), for the tests */
@@ -52,6 +56,11 @@ struct dso_bid *bidset_find(const struct bidset *s, const char *name);
  */
 void bidset_scan_map(struct bidset *s, const char *rec);
 void bidset_free(struct bidset *s);
+/*
+ * Empty the set, keeping its names and index for the next use: a flight
+ * recorder's snapshots name the same DSOs each time.
+ */
+void bidset_reset(struct bidset *s);
 
 /*
  * HEADER_BUILD_ID as perf writes it (header.c write_buildid()): per DSO

@@ -240,7 +240,7 @@ int out_open(struct out_file *f, const char *path)
 
 	f->put_ns = now_ns();
 	memset(&f->cnt, 0, sizeof(f->cnt));
-	bidset_free(&f->bids);
+	bidset_reset(&f->bids);
 	f->cnt.on_map = out_on_map;
 	f->cnt.map_ctx = f;
 	err = f->fmt->open(&f->t, path);
