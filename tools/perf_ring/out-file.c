@@ -180,7 +180,17 @@ static int file_open(struct out_target *t, const char *path)
 		snprintf(t->path, sizeof(t->path), "%s", used);
 	}
 	t->data_off = pf_data_offset(t->el->evs, t->el->nev);
-	err = pf_write_head(t->fd, t->el->evs, t->el->nev, 0, NULL);
+	/*
+	 * A snapshot's header goes with its first data (out_open()), in
+	 * one write when there is one: a kill while it is written leaves
+	 * a NAME.partial that has its header and attributes for --recover
+	 * from the first data on.
+	 */
+	pbuf_free(&t->head);
+	if (t->partial)
+		err = pf_build_head(t->el->evs, t->el->nev, 0, NULL, &t->head);
+	else
+		err = pf_write_head(t->fd, t->el->evs, t->el->nev, 0, NULL);
 	if (err) {
 		fail_set(err, "writing the header of '%s': %s", path, strerror(-err));
 		file_undo(t);

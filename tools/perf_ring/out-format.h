@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 
+#include "pbuf.h"
 #include "util.h"
 
 struct evlist;
@@ -36,6 +37,11 @@ struct out_target {
 	char path[4096];	/* its name, as messages give it */
 	u64 data_off;		/* where the writer starts */
 	bool partial;		/* written under a temporary name (out-file.c) */
+	/*
+	 * partial: the header that goes before the data, for the writer to
+	 * write with the first data (writer_set_head()); empty when written
+	 */
+	struct pbuf head;
 };
 
 /* What the end of a file knows: the format's last words. */

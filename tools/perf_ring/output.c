@@ -265,6 +265,17 @@ int out_open(struct out_file *f, const char *path)
 		f->fmt->undo(&f->t);
 		return err;
 	}
+	/* the header the format left for the first data (out-format.h) */
+	if (f->t.head.len && !writer_set_head(f->w, f->t.head.p, f->t.head.len)) {
+		err = pwrite_full(f->t.fd, f->t.head.p, f->t.head.len, 0);
+		if (err) {
+			fail_set(err, "writing the header of '%s': %s", f->t.path, strerror(-err));
+			writer_free(f->w);
+			f->w = NULL;
+			f->fmt->undo(&f->t);
+			return err;
+		}
+	}
 	f->on = true;
 	f->cur = NULL;
 	return 0;
@@ -638,6 +649,7 @@ void out_free(struct out_file *f)
 	bidset_free(&f->bids);
 	bidset_free(&f->known);
 	pbuf_free(&f->tracing);
+	pbuf_free(&f->t.head);
 	hostinfo_free(&f->host);
 	writer_free(f->spare);
 	free(f);

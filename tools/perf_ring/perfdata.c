@@ -49,6 +49,18 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 		  const u64 *features)
 {
 	struct pbuf b = { 0 };
+	int err = pf_build_head(evs, nr, data_size, features, &b);
+
+	if (!err)
+		err = pwrite_full(fd, b.p, b.len, 0);
+	pbuf_free(&b);
+	return err;
+}
+
+int pf_build_head(const struct pf_event *evs, int nr, u64 data_size, const u64 *features,
+		  struct pbuf *out)
+{
+	struct pbuf b = { 0 };
 	struct pf_header h;
 	u64 off = sizeof(h);
 	int err;
@@ -79,11 +91,13 @@ int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 		off += id_slots(&evs[i]) * sizeof(u64);
 		pbuf_put(&b, &fa, sizeof(fa));
 	}
-	if (b.err)
-		return b.err;
-	err = pwrite_full(fd, b.p, b.len, 0);
-	pbuf_free(&b);
-	return err;
+	err = b.err;
+	if (err) {
+		pbuf_free(&b);
+		return err;
+	}
+	*out = b;
+	return 0;
 }
 
 /* ---- feature sections ---- */

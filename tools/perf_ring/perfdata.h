@@ -133,6 +133,9 @@ u64 pf_data_offset(const struct pf_event *evs, int nr);
  */
 int pf_write_head(int fd, const struct pf_event *evs, int nr, u64 data_size,
 		  const u64 *features);
+/* The same bytes into *out (a new pbuf); 0 or -ENOMEM. */
+int pf_build_head(const struct pf_event *evs, int nr, u64 data_size, const u64 *features,
+		  struct pbuf *out);
 /* Build all feature sections; fills bitmap and blob placed at off. */
 int pf_build_features(const struct pf_event *evs, int nr,
 		      const struct pf_meta *meta, u64 off,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "util.h"
 
@@ -119,6 +120,24 @@ static int pio_full(int fd, char *p, size_t len, off_t off, bool wr)
 int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 {
 	return pio_full(fd, (char *)buf, len, off, true);
+}
+
+int pwrite2_full(int fd, const void *a, size_t alen, const void *b, size_t blen, off_t off)
+{
+	struct iovec iov[2] = { { (void *)a, alen }, { (void *)b, blen } };
+	ssize_t n;
+
+	do
+		n = pwritev(fd, iov, 2, off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* a short write: the rest by pwrite_full() */
+	if ((size_t)n < alen)
+		return pwrite_full(fd, (const char *)a + n, alen - n, off + n) ?:
+		       pwrite_full(fd, b, blen, off + alen);
+	n -= alen;
+	return pwrite_full(fd, (const char *)b + n, blen - n, off + alen + n);
 }
 
 int pread_full(int fd, void *buf, size_t len, off_t off)

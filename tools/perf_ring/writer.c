@@ -57,6 +57,9 @@ struct writer {
 	 * written by hand rather than handed to io_uring and waited for.
 	 */
 	bool last;
+	/* the file's header, written with the first data (writer_set_head()) */
+	const char *head;
+	size_t head_len;
 	char uring_err[96];	/* why io_uring is not used */
 	struct wslot *slots;
 	int nslots, inflight;
@@ -213,6 +216,15 @@ static u64 cut_at_or_before(const struct writer *w, u64 size)
 	return b;
 }
 
+/* The header alone (writer_set_head()), before the data: 0 or -errno. */
+static int write_head(struct writer *w)
+{
+	int err = pwrite_full(w->fd, w->head, w->head_len, w->start - w->head_len);
+
+	w->head_len = 0;
+	return err;
+}
+
 static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 		   struct chunk *c)
 {
@@ -225,6 +237,17 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	w->off += len;
 	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by writer_out_bytes() */
 	w->nwrites++;
+	/* handed to io_uring: the header, if it waits for the first data, by hand first */
+	if (w->use_uring && !w->last && w->head_len) {
+		int err = write_head(w);
+
+		if (err) {
+			/* nothing after the header's place is kept: the data is not written */
+			set_err(w, err, w->start);
+			slot_done(w, s, (int)len);
+			return;
+		}
+	}
 	if (w->use_uring && !w->last) {
 		struct io_uring *ring = w->uring;
 		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -253,9 +276,16 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	}
 	{
 		u64 t0 = now_ns();
-		int ret = w->o.stream ? write_full(w->fd, data, len) :
-					pwrite_full(w->fd, data, len, s->off);
+		int ret;
 
+		if (w->o.stream)
+			ret = write_full(w->fd, data, len);
+		else if (w->head_len)
+			ret = pwrite2_full(w->fd, w->head, w->head_len, data, len,
+					   s->off - w->head_len);
+		else
+			ret = pwrite_full(w->fd, data, len, s->off);
+		w->head_len = 0;
 		w->write_ns += now_ns() - t0;
 		slot_done(w, s, ret ?: (int)len);
 	}
@@ -392,6 +422,13 @@ static void end_file(struct writer *w, bool round)
 {
 	if (round && w->o.level && w->comp.in_bytes)
 		write_chunk(w, NULL, true);
+	if (w->head_len && !w->err) {
+		/* no data: the header alone */
+		int err = write_head(w);
+
+		if (err)
+			set_err(w, err, w->start);
+	}
 	if (w->use_uring)
 		while (w->inflight)
 			reap(w, true);
@@ -592,6 +629,7 @@ int writer_restart(struct writer *w, int fd, u64 start)
 	}
 	w->inflight = 0;
 	w->finishing = w->done = w->last = false;
+	w->head_len = 0;
 	w->err = 0;
 	w->err_off = 0;
 	w->raw_bytes = w->out_bytes = w->nwrites = w->retries = 0;
@@ -667,6 +705,15 @@ void writer_put(struct writer *w, struct chunk *c)
 	w->q_tail = c;
 	pthread_cond_signal(&w->work);
 	pthread_mutex_unlock(&w->mu);
+}
+
+bool writer_set_head(struct writer *w, const void *head, size_t len)
+{
+	if (!w->o.in_caller || len > w->start)
+		return false;
+	w->head = head;
+	w->head_len = len;
+	return true;
 }
 
 void writer_put_last(struct writer *w, struct chunk *c)

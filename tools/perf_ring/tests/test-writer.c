@@ -174,10 +174,15 @@ static int run_files(int aio, int level, bool touch, int nfiles, bool snap)
 		tap_tmpname(path, sizeof(path), "perf-ring-w");
 		fd = mkstemp(path);
 		CHECK(fd >= 0, "mkstemp");
+		char head[128];
+
 		if (!w)
 			CHECK(writer_start(&w, fd, start, &o) == 0, "start");
 		else
 			CHECK(writer_restart(w, fd, start) == 0, "restart for file %d", f + 1);
+		/* a snapshot's header goes with its first data */
+		memset(head, 'H' + f, sizeof(head));
+		CHECK(writer_set_head(w, head, start) == snap, "set_head: %d", !snap);
 		int submits = submit_calls;
 
 		for (int i = 0; i < 40; i++) {
@@ -200,6 +205,12 @@ static int run_files(int aio, int level, bool touch, int nfiles, bool snap)
 		      f + 1, submit_calls - submits);
 		if (check_data(fd, start, size, level, seq))
 			return 1;
+		if (snap) {
+			char got[128];
+
+			CHECK(pread(fd, got, start, 0) == (ssize_t)start && !memcmp(got, head, start),
+			      "file %d: the header before the data", f + 1);
+		}
 		if (snap) {
 			long before = resident_pages(used, o.chunk_size), after;
 
@@ -265,6 +276,47 @@ static int test_free_unfinished(void)
 }
 
 /* snapshots: the writer in its caller, no thread, its pages back after each file */
+/*
+ * The header of a snapshot (writer_set_head()): with no data, written by
+ * writer_finish(); with one chunk, written with it by hand, io_uring not
+ * used.
+ */
+static int test_head(void)
+{
+	struct writer_opts o = { .aio = 4, .chunk_size = 1 << 16, .nchunks = 4, .in_caller = true };
+	char head[64], got[64];
+	struct writer *w = NULL;
+
+	memset(head, 'h', sizeof(head));
+	for (int f = 0; f < 2; f++) {
+		char path[4096];
+		u64 seq = 0, size;
+		int fd, submits = submit_calls;
+
+		tap_tmpname(path, sizeof(path), "perf-ring-w");
+		fd = mkstemp(path);
+		CHECK(fd >= 0, "mkstemp");
+		CHECK((w ? writer_restart(w, fd, 64) : writer_start(&w, fd, 64, &o)) == 0, "start");
+		CHECK(writer_set_head(w, head, 64), "set_head");
+		if (f) {
+			struct chunk *c = writer_get(w);
+
+			CHECK(c, "chunk");
+			c->len = fill(c->buf, c->cap, &seq);
+			writer_put_last(w, c);
+		}
+		CHECK(writer_finish(w, &size) == 0, "finish");
+		CHECK(pread(fd, got, 64, 0) == 64 && !memcmp(got, head, 64),
+		      "%s: the header on file", f ? "one chunk" : "no data");
+		CHECK(f ? !check_data(fd, 64, size, 0, seq) : size == 0, "the data");
+		CHECK(submit_calls == submits, "%d io_uring submits", submit_calls - submits);
+		close(fd);
+		unlink(path);
+	}
+	writer_free(w);
+	return 0;
+}
+
 static int test_snapshots(void)
 {
 	return run_files(4, 0, false, 3, true) || run_files(0, 0, false, 3, true) ||
@@ -762,6 +814,8 @@ int main(void)
 		test_restart);
 	tap_run("snapshots: one writer in its caller, no thread, its pages given back after each",
 		test_snapshots);
+	tap_run("a snapshot's header: alone without data, with the only chunk in one write",
+		test_head);
 	tap_run("a writer freed before its file's end returns; in the caller, no chunk: NULL",
 		test_free_unfinished);
 	tap_run("a cut per write over 100,000 writes: the list bounded, the newest exact",
