@@ -185,26 +185,6 @@ case_switch_partial_links() {
 	fi
 }
 
-case_switch_final_links() {
-	local what="--overwrite --switch-output: links on every predicted NAME.<stamp>" t=$W/own/created-fsf f l
-	plant_stamped pub/ff.data "$t"
-	rec ff.err record --overwrite --switch-output=signal -e cpu-clock -o pub/ff.data -- sleep 0.3
-	f=$(find pub -name 'ff.data.*-1' -type f | head -1)
-	l=$(find pub -name 'ff.data.*' -type l | wc -l)
-	if [ -e "$t" ]; then
-		nok "$what: no file created where the links point" "created $(ls -l "$t")"
-	elif hung; then
-		nok "$what: not blocked" "timed out"
-	elif [ -z "$f" ] || ! readable "$f"; then
-		nok "$what: the snapshot is written under NAME.<stamp>-1" \
-			"exit $RC, $(find pub -name 'ff.data.*' -type f | head -3): $(head -c 200 ff.err)"
-	elif [ "$l" -lt 3000 ] || [ ! -L "${f%-1}" ]; then
-		nok "$what: the links are left as they were" "$l links; ${f%-1}: $(ls -ld "${f%-1}")"
-	else
-		ok "$what: snapshot $(basename "$f") written, the $l links left alone"
-	fi
-}
-
 case_snapshot_fifo() {
 	local what="--overwrite -o NAME, NAME a fifo planted by the user"
 	as_user mkfifo pub/fl.data
@@ -550,6 +530,28 @@ case_control_flood() {
 # report, --recover and --decompress on files made to hurt them, and -f
 case_readers() {
 	. "$HERE/e2e-security-readers.sh"
+}
+
+# the name a snapshot takes (after the cases above, whose numbers
+# perf_ring_reliability.rst's table gives)
+case_switch_final_links() {
+	local what="--overwrite --switch-output: links on every predicted NAME.<stamp>" t=$W/own/created-fsf f l
+	plant_stamped pub/ff.data "$t"
+	rec ff.err record --overwrite --switch-output=signal -e cpu-clock -o pub/ff.data -- sleep 0.3
+	f=$(find pub -name 'ff.data.*-1' -type f | head -1)
+	l=$(find pub -name 'ff.data.*' -type l | wc -l)
+	if [ -e "$t" ]; then
+		nok "$what: no file created where the links point" "created $(ls -l "$t")"
+	elif hung; then
+		nok "$what: not blocked" "timed out"
+	elif [ -z "$f" ] || ! readable "$f"; then
+		nok "$what: the snapshot is written under NAME.<stamp>-1" \
+			"exit $RC, $(find pub -name 'ff.data.*' -type f | head -3): $(head -c 200 ff.err)"
+	elif [ "$l" -lt 3000 ] || [ ! -L "${f%-1}" ]; then
+		nok "$what: the links are left as they were" "$l links; ${f%-1}: $(ls -ld "${f%-1}")"
+	else
+		ok "$what: snapshot $(basename "$f") written, the $l links left alone"
+	fi
 }
 
 # --- run --------------------------------------------------------------------
