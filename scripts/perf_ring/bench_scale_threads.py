@@ -4,7 +4,7 @@
 against Debian's perf record, -a and -p, in user-space instructions
 (valgrind --tool=callgrind: deterministic for a given system state).
 
-A helper process holds T sleeping threads (T = 0, 1000, 10000, 100000;
+A helper process (bench/thread_holder.c) holds T sleeping threads (T = 0, 1000, 10000, 100000;
 SCALE_THREADS overrides).  For 100,000 threads kernel.pid_max and
 vm.max_map_count (two mappings a thread stack) are raised if they are
 lower, and set back at the end; -p runs up to SCALE_P_MAX threads (10000):
@@ -35,17 +35,11 @@ P_MAX = int(os.environ.get("SCALE_P_MAX", "10000"))
 # native runs of each case, for CPU time (user + system) and wall time
 ROUNDS = int(os.environ.get("SCALE_THREAD_ROUNDS", "5"))
 EVENT = "sched:sched_process_exit"
-# Each thread blocks on a lock the main thread holds.  _thread, not
-# threading: Thread.start() waits for each new thread to run, a context
-# switch a thread that a loaded host makes slow (about 40 threads a second
-# at load 25); a thread exists once its clone() returns.
-HOLD = ("import _thread, sys, time\n"
-        "_thread.stack_size(65536)\n"
-        "lock = _thread.allocate_lock()\n"
-        "lock.acquire()\n"
-        "for _ in range(int(sys.argv[1])): _thread.start_new_thread(lock.acquire, ())\n"
-        "print('ready', flush=True)\n"
-        "time.sleep(3600)\n")
+# The holder is bench/thread_holder.c (the QEMU threads part's): C threads
+# with the smallest stack, started in a loop with nothing to wait for; a
+# Python holder took 1.5 to over 10 minutes to start 100,000.
+HOLDER_SRC = os.path.join(B.ROOT, "bench", "thread_holder.c")
+HOLDER = os.path.join(B.BUILD, "bench", "thread_holder")
 
 
 NOTE_P = """
@@ -93,10 +87,16 @@ def restore_sysctls(old):
         B.log("scale-threads: %s set back to %d" % (path, v))
 
 
+def build_holder():
+    os.makedirs(os.path.dirname(HOLDER), exist_ok=True)
+    subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-O2", "-pthread", "-o", HOLDER,
+                    HOLDER_SRC], check=True)
+
+
 def holder(n):
-    p = subprocess.Popen(["python3", "-c", HOLD, str(n)], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([HOLDER, str(n)], stdout=subprocess.PIPE, text=True)
     try:
-        ready = p.stdout.readline().strip() == "ready"
+        ready = p.stdout.readline().strip() == "ready %d" % n
     except BaseException:
         ready = False
         raise
@@ -151,6 +151,7 @@ def measure(tool, mode, pid):
 
 def main():
     os.makedirs(B.SCRATCH, exist_ok=True)
+    build_holder()
     res = {}
     for n in SIZES:
         old = raise_sysctls(n)
