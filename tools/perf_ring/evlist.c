@@ -711,8 +711,15 @@ static bool open_fallback(struct evlist *el, struct pf_event *ev, int err, char 
 	return false;
 }
 
-/* a byte of each thread's own: its address tells the threads apart (evlist.opener) */
-static __thread char opener_mark;
+/* the calling thread's id, asked once a thread (evlist.opener) */
+static pid_t this_tid(void)
+{
+	static __thread pid_t tid;
+
+	if (!tid)
+		tid = (pid_t)syscall(SYS_gettid);
+	return tid;
+}
 
 /* Open ev, with the fallbacks; the fd, or -errno. */
 static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu, int gfd)
@@ -721,8 +728,8 @@ static int open_event(struct evlist *el, struct pf_event *ev, pid_t pid, int cpu
 	int fd, n = 0;
 
 	if (!el->opener)
-		el->opener = &opener_mark;
-	else if (el->opener != &opener_mark)
+		el->opener = this_tid();
+	else if (el->opener != this_tid())
 		el->openers_mixed = true;
 	while ((fd = sys_perf_event_open(&ev->attr, pid, cpu, gfd,
 					 cgroups_opened && ev - el->evs < MAX_EVENTS ?
@@ -961,7 +968,7 @@ int evlist_reopen_cpu(struct evlist *el, int cpu)
  */
 static bool all_at_once(const struct evlist *el, int how)
 {
-	return el->nfds > 1 && el->opener == &opener_mark && !el->openers_mixed &&
+	return el->nfds > 1 && el->opener == this_tid() && !el->openers_mixed &&
 	       !prctl(how, 0, 0, 0, 0);
 }
 

@@ -114,11 +114,11 @@ struct evlist {
 	 */
 	bool enabled;		/* the recorded events are on (evlist_enable()) */
 	/*
-	 * The thread that opened the events (a mark of its own), and
-	 * whether some were opened by another: the kernel turns all the
-	 * events a thread opened on or off at once (evlist_enable()).
+	 * The thread that opened the events (its id), and whether some
+	 * were opened by another: the kernel turns all the events a thread
+	 * opened on or off at once (evlist_enable()).
 	 */
-	const void *opener;
+	pid_t opener;
 	bool openers_mixed;
 	struct ring *sb_rings;	/* EV_SIDEBAND: one per CPU */
 	int nsb_rings;

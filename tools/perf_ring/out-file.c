@@ -160,9 +160,9 @@ static int file_open(struct out_target *t, const char *path)
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->partial = t->o->flight;
 	/*
-	 * A snapshot's time-stamped name was free a moment ago
-	 * (out_name_stamped()), and the snapshot is renamed onto it: only
-	 * the output's own name may hold an older recording.
+	 * A snapshot's time-stamped name (out_name_stamp()) is taken by a
+	 * rename that replaces nothing (rename_to()): only the output's
+	 * own name may hold an older recording.
 	 */
 	err = t->partial && strcmp(path, t->o->output) ? 0 : keep_old(path, false);
 	if (err)
@@ -246,6 +246,28 @@ static void write_features(struct out_target *t, struct out_end *e, u64 *feature
 }
 
 /*
+ * tmp renamed to name without replacing anything: 0, EEXIST when name
+ * is taken, or errno.  Where RENAME_NOREPLACE is not there (a
+ * filesystem without it, EINVAL; a kernel before 3.15 or a seccomp
+ * filter, ENOSYS or EPERM) the name is looked up first, which leaves a
+ * race with whoever puts a file there meanwhile.
+ */
+static int rename_noreplace(const char *tmp, const char *name)
+{
+	struct stat st;
+
+	if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS && errno != EPERM)
+		return errno;
+	if (!lstat(name, &st))
+		return EEXIST;
+	if (errno != ENOENT)
+		return errno;
+	return rename(tmp, name) ? errno : 0;
+}
+
+/*
  * tmp renamed to path: the output's own name replaced (a link there is
  * replaced, not followed), a time-stamped one never (out_name_stamp()):
  * a name taken gets -N added, as out_name_stamped() would have, and
@@ -254,29 +276,21 @@ static void write_features(struct out_target *t, struct out_end *e, u64 *feature
 static int rename_to(struct out_target *t, const char *tmp)
 {
 	char base[sizeof(t->path)], name[sizeof(t->path)];
-	int i = 0;
+	int err;
 
 	if (!strcmp(t->path, t->o->output))
 		return rename(tmp, t->path) ? errno : 0;
 	snprintf(base, sizeof(base), "%s", t->path);
 	snprintf(name, sizeof(name), "%s", base);
-	while (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE)) {
-		if (errno == EINVAL) {
-			/* no RENAME_NOREPLACE on this filesystem: looked up first */
-			struct stat st;
-
-			if (lstat(name, &st) && errno == ENOENT)
-				return rename(tmp, name) ? errno : 0;
-		} else if (errno != EEXIST) {
-			return errno;
-		}
-		if (++i == 1000)
+	for (int i = 1; (err = rename_noreplace(tmp, name)) == EEXIST; i++) {
+		if (i == 1000)
 			return EEXIST;
 		if (snprintf(name, sizeof(name), "%s-%d", base, i) >= (int)sizeof(name))
 			return ENAMETOOLONG;
 	}
-	snprintf(t->path, sizeof(t->path), "%s", name);
-	return 0;
+	if (!err)
+		snprintf(t->path, sizeof(t->path), "%s", name);
+	return err;
 }
 
 /* A snapshot written whole takes its name; an earlier error stays the one reported. */
@@ -300,6 +314,9 @@ static int rename_partial(struct out_target *t, int err)
 		err = fail_set(-rerr, "renaming '%s' to '%s': %s; the snapshot is whole in '%s'",
 			       tmp, t->path, strerror(rerr), tmp);
 	}
+	/* not renamed: what the snapshot's line and --switch-max-files name is NAME.partial */
+	if (rerr && strlen(tmp) < sizeof(t->path))
+		memcpy(t->path, tmp, strlen(tmp) + 1);
 	return err;
 }
 

@@ -74,7 +74,7 @@ void out_name_stamp(const char *base, char *buf, size_t len)
 
 void out_name_stamped(const char *base, char *buf, size_t len)
 {
-	char first[4096];
+	char first[4400];
 
 	out_name_stamp(base, first, sizeof(first));
 	snprintf(buf, len, "%s", first);

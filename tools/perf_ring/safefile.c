@@ -46,8 +46,11 @@ static int umask_read(void)
 /*
  * A file just made with O_CREAT has mode & ~umask: the fchmod() that
  * gives it mode is needed only when the umask takes a bit of mode away
- * (or is unknown).  A flight recorder makes a file a snapshot: the check
- * is read once.
+ * (or is unknown).  A flight recorder makes a file a snapshot: the umask
+ * is read once.  In a directory with a default ACL the kernel takes the
+ * ACL's bits instead of the umask's: the mode can then be narrower than
+ * asked (0400 for a default user::r--), never wider, as perf's own files
+ * are (it makes no fchmod()).
  */
 static bool umask_strips(mode_t mode)
 {

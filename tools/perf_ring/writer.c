@@ -98,6 +98,11 @@ static void set_err(struct writer *w, int err, u64 off)
 /* the user_data of a queue entry turned into a no-op (submit()) */
 #define NOP_DATA (~0ULL)
 
+static bool transient(int res)
+{
+	return res == -ECANCELED || res == -EAGAIN || res == -ENOMEM || res == -EINTR;
+}
+
 static void slot_done(struct writer *w, struct wslot *s, int res)
 {
 	/*
@@ -107,11 +112,14 @@ static void slot_done(struct writer *w, struct wslot *s, int res)
 	 * ENOMEM when a page could not be had.  None says the file is bad:
 	 * the write is done once more by hand, and only an error then stops
 	 * the writer.  Not on a pipe, where part of it may have gone out.
+	 * The header that went with the first data (submit()) goes again
+	 * with it.
 	 */
-	if ((res == -ECANCELED || res == -EAGAIN || res == -ENOMEM || res == -EINTR) &&
-	    !w->o.stream) {
+	if (transient(res) && !w->o.stream) {
 		w->retries++;
-		res = pwrite_full(w->fd, s->data, s->len, s->off) ?: (int)s->len;
+		res = (w->head_len ? pwrite2_full(w->fd, w->head, w->head_len, s->data, s->len,
+						  s->off - w->head_len) :
+				     pwrite_full(w->fd, s->data, s->len, s->off)) ?: (int)s->len;
 	}
 	if (res < 0) {
 		set_err(w, res, s->off);
@@ -219,8 +227,14 @@ static u64 cut_at_or_before(const struct writer *w, u64 size)
 /* The header alone (writer_set_head()), before the data: 0 or -errno. */
 static int write_head(struct writer *w)
 {
-	int err = pwrite_full(w->fd, w->head, w->head_len, w->start - w->head_len);
+	u64 off = w->start - w->head_len;
+	int err = pwrite_full(w->fd, w->head, w->head_len, off);
 
+	/* as slot_done(): once more by hand */
+	if (transient(err)) {
+		w->retries++;
+		err = pwrite_full(w->fd, w->head, w->head_len, off);
+	}
 	w->head_len = 0;
 	return err;
 }
@@ -285,9 +299,9 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 					   s->off - w->head_len);
 		else
 			ret = pwrite_full(w->fd, data, len, s->off);
-		w->head_len = 0;
 		w->write_ns += now_ns() - t0;
 		slot_done(w, s, ret ?: (int)len);
+		w->head_len = 0;
 	}
 }
 

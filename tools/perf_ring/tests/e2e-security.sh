@@ -552,6 +552,41 @@ case_switch_final_links() {
 	else
 		ok "$what: snapshot $(basename "$f") written, the $l links left alone"
 	fi
+	# the same where the filesystem cannot rename without replacing
+	# (renameat2 RENAME_NOREPLACE answers EINVAL, as on NFS): looked up
+	# first, and the snapshot's line names the file it took
+	what="$what, no RENAME_NOREPLACE"
+	cat >"$W/nr.c" <<'SHIM'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int renameat2(int od, const char *o, int nd, const char *n, unsigned int flags)
+{
+	if (flags & 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return syscall(SYS_renameat2, od, o, nd, n, flags);
+}
+SHIM
+	if ! cc -shared -fPIC -o "$W/nr.so" "$W/nr.c" 2>"$W/nr.err"; then
+		skip "$what" "no C compiler for the shim: $(head -c 200 "$W/nr.err")"
+		return
+	fi
+	plant_stamped pub/fn.data "$t"
+	LD_PRELOAD=$W/nr.so rec fn.err record --overwrite --switch-output=signal -e cpu-clock \
+		-o pub/fn.data -- sleep 0.3
+	f=$(find pub -name 'fn.data.*-1' -type f | head -1)
+	l=$(find pub -name 'fn.data.*' -type l | wc -l)
+	if [ -e "$t" ] || hung || [ -z "$f" ] || ! readable "$f" || [ "$l" -lt 3000 ]; then
+		nok "$what: the snapshot is NAME.<stamp>-1, the links left" \
+			"exit $RC, $l links, $(find pub -name 'fn.data.*' -type f | head -3): $(head -c 300 fn.err)"
+	elif ! grep -q "snapshot pub/fn.data.[0-9]*-1:" fn.err; then
+		nok "$what: the snapshot's line names the file it took" "$(head -c 300 fn.err)"
+	else
+		ok "$what: snapshot $(basename "$f") written and named, the $l links left alone"
+	fi
 }
 
 # --- run --------------------------------------------------------------------
