@@ -166,12 +166,17 @@ u32 evlist_max_record(const struct evlist *el, const struct recsize_limits *l);
 int evlist_open(struct evlist *el);
 /*
  * Enable or disable the recorded events; one that is always on
- * (role_always_on()) is left as it is.
+ * (role_always_on()) stays on.  On, for -a, -C, -p, -t, the kernel may
+ * turn them all on in one call (prctl(), evlist.c).
  */
 void evlist_enable(struct evlist *el, bool on);
 /* The tracking event of its own on: once, at the start, for -a, -C, -p, -t. */
 void evlist_track(struct evlist *el);
-/* At the end: every event off, the tracking one last. */
+/*
+ * At the end: every event off, the tracking one last; when the kernel
+ * turns them all off in one call (prctl(), evlist.c), in the order they
+ * were opened: each target's tracking event after its recorded ones.
+ */
 void evlist_stop(struct evlist *el);
 /*
  * -p, -t: every task recorded has exited (each recorded fd reports

@@ -84,6 +84,12 @@ static int partial_aside(const char *tmp)
 	return 0;
 }
 
+/* path is a time-stamped name (--switch-output, snapshots), not the output's own */
+static bool stamped(const struct out_target *t, const char *path)
+{
+	return strcmp(path, t->o->output);
+}
+
 /*
  * The output file: created with O_EXCL|O_NOFOLLOW, else an empty regular
  * file of ours reused; a time-stamped name (switched) that is taken gets
@@ -91,12 +97,12 @@ static int partial_aside(const char *tmp)
  */
 static int open_output(struct out_target *t, const char *path, char *used, size_t len)
 {
-	bool stamped = strcmp(path, t->o->output);
+	bool st = stamped(t, path);
 	int fd;
 
 	snprintf(used, len, "%s", path);
-	fd = safefile__open(path, 0600, !stamped);
-	for (int i = 1; fd == -EEXIST && stamped && i < 1000; i++) {
+	fd = safefile__open(path, 0600, !st);
+	for (int i = 1; fd == -EEXIST && st && i < 1000; i++) {
 		snprintf(used, len, "%s-%d", path, i);
 		fd = safefile__open(used, 0600, false);
 	}
@@ -164,7 +170,7 @@ static int file_open(struct out_target *t, const char *path)
 	 * rename that replaces nothing (rename_to()): only the output's
 	 * own name may hold an older recording.
 	 */
-	err = t->partial && strcmp(path, t->o->output) ? 0 : keep_old(path, false);
+	err = t->partial && stamped(t, path) ? 0 : keep_old(path, false);
 	if (err)
 		return err;
 	if (t->partial) {
@@ -202,8 +208,8 @@ static int file_open(struct out_target *t, const char *path)
  * After a failed write, drop any part of it beyond what is known to be
  * on file; then the features.  If they do not fit (ENOSPC), cut the data
  * back to make room for them, to a place where it ends on a whole record:
- * a file without its tracing data cannot be decoded.  The feature bitmap written is
- * cleared when they are not on file.
+ * a file without its tracing data cannot be decoded.  The feature bitmap
+ * written is cleared when they are not on file.
  */
 static void write_features(struct out_target *t, struct out_end *e, u64 *features)
 {
@@ -278,7 +284,7 @@ static int rename_to(struct out_target *t, const char *tmp)
 	char base[sizeof(t->path)], name[sizeof(t->path)];
 	int err;
 
-	if (!strcmp(t->path, t->o->output))
+	if (!stamped(t, t->path))
 		return rename(tmp, t->path) ? errno : 0;
 	snprintf(base, sizeof(base), "%s", t->path);
 	snprintf(name, sizeof(name), "%s", base);

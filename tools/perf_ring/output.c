@@ -266,16 +266,8 @@ int out_open(struct out_file *f, const char *path)
 		return err;
 	}
 	/* the header the format left for the first data (out-format.h) */
-	if (f->t.head.len && !writer_set_head(f->w, f->t.head.p, f->t.head.len)) {
-		err = pwrite_full(f->t.fd, f->t.head.p, f->t.head.len, 0);
-		if (err) {
-			fail_set(err, "writing the header of '%s': %s", f->t.path, strerror(-err));
-			writer_free(f->w);
-			f->w = NULL;
-			f->fmt->undo(&f->t);
-			return err;
-		}
-	}
+	if (f->t.head.len)
+		writer_set_head(f->w, f->t.head.p, f->t.head.len);
 	f->on = true;
 	f->cur = NULL;
 	return 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "safefile.h"
+#include "util.h"
 
 #define TMP_SUFFIX_LEN 10	/* ".tmpXXXXXX" */
 
@@ -27,16 +28,9 @@ static int umask_read(void)
 	char buf[2048];
 	unsigned int m;
 	const char *p;
-	ssize_t n;
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (read_small_file("/proc/self/status", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strstr(buf, "\nUmask:");
 	if (!p || sscanf(p + 7, "%o", &m) != 1 || m > 0777)
 		return -1;

@@ -713,16 +713,9 @@ static long nr_threads_now(void)
 {
 	char buf[128];
 	long running, all;
-	ssize_t n;
-	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (read_small_file("/proc/loadavg", buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	if (sscanf(buf, "%*s %*s %*s %ld/%ld", &running, &all) != 2)
 		return -1;
 	return all;

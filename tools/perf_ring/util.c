@@ -145,6 +145,23 @@ int pread_full(int fd, void *buf, size_t len, off_t off)
 	return pio_full(fd, buf, len, off, false);
 }
 
+ssize_t read_small_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, len - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n < 0 ? 0 : n] = 0;
+	return n;
+}
+
 int read_text_file(const char *path, char **out, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

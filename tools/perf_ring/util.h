@@ -37,6 +37,11 @@ int pread_full(int fd, void *buf, size_t len, off_t off);
 
 /* Read a small text file into a malloc'd NUL-terminated buffer. */
 int read_text_file(const char *path, char **out, size_t *len);
+/*
+ * The start of a small file (a /proc or /sys entry) in buf, at most
+ * len - 1 bytes and NUL-terminated: its length, or -errno.
+ */
+ssize_t read_small_file(const char *path, char *buf, size_t len);
 
 /* Parse a CPU list such as "0-3,6"; sets bits in mask (max 1024 CPUs). */
 #define MAX_CPUS 1024

@@ -721,13 +721,10 @@ void writer_put(struct writer *w, struct chunk *c)
 	pthread_mutex_unlock(&w->mu);
 }
 
-bool writer_set_head(struct writer *w, const void *head, size_t len)
+void writer_set_head(struct writer *w, const void *head, size_t len)
 {
-	if (!w->o.in_caller || len > w->start)
-		return false;
 	w->head = head;
 	w->head_len = len;
-	return true;
 }
 
 void writer_put_last(struct writer *w, struct chunk *c)

@@ -84,14 +84,15 @@ void writer_put(struct writer *w, struct chunk *c);	/* queue for writing */
  */
 void writer_put_last(struct writer *w, struct chunk *c);
 /*
- * In the caller: the file's header, len bytes to go just before the
- * data (len <= start), written with the first data in one pwritev()
- * when that is written by hand (a snapshot of one chunk), else by
- * itself just before it; by writer_finish() when there is no data.  head
- * stays the caller's and unchanged until then.  false, and nothing
- * taken, with a thread or when len > start: the caller writes it.
+ * Before the file's first writer_put(): its header, the len bytes just
+ * before the data (len <= start; a file at offsets, not a pipe), written
+ * with the first data in one pwritev() when that is written by hand (a
+ * snapshot of one chunk, writer_put_last(); write(2) writers), else by
+ * itself just before the first data goes to io_uring, or by
+ * writer_finish() when there is no data.  head stays the caller's and
+ * unchanged until then.
  */
-bool writer_set_head(struct writer *w, const void *head, size_t len);
+void writer_set_head(struct writer *w, const void *head, size_t len);
 void writer_release(struct writer *w, struct chunk *c); /* give back unused */
 bool writer_failed(struct writer *w);
 /*
