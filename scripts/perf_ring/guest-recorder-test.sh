@@ -326,6 +326,7 @@ else
 		# A snapshot (SIGUSR2) while CPU 1 is offline, the last one
 		# (SIGINT) after it came back.
 		rm -f $d/hp-f.data.*
+		nall=$(nproc)
 		perf-ring record --overwrite --switch-output=signal -a -e cpu-clock -c 1000000 \
 			-o $d/hp-f.data > $d/hp-f.out 2>&1 &
 		pid=$!
@@ -354,6 +355,13 @@ else
 			[ $c0 -gt 0 -a $b1 -eq 0 ]
 		check "hotplug flight: perf-ring says that cpu 1 went offline" \
 			grep -q 'cpu 1 went offline' $d/hp-f.out
+		# the header's CPUs, read again only when perf-ring's hotplug
+		# watch saw them change (hostinfo.h)
+		on1=$(perf report --header-only -i "$s1" 2>/dev/null | sed -n 's/^# nrcpus online : //p')
+		on2=$(perf report --header-only -i "$s2" 2>/dev/null | sed -n 's/^# nrcpus online : //p')
+		check "hotplug flight: the header says $((nall - 1)) CPUs online while cpu 1 is offline ($on1)" \
+			[ "$on1" = $((nall - 1)) ]
+		check "hotplug flight: ... and $nall after it came back ($on2)" [ "$on2" = "$nall" ]
 	fi
 	# whatever happened, leave CPU 1 online
 	echo 1 > $cpu1 2>/dev/null

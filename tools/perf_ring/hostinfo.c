@@ -6,7 +6,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,28 +181,18 @@ static void feat_pmu_mappings(struct pbuf *b)
 }
 
 /*
- * cpu/online now, malloc'd, or NULL.  A sysfs attribute is at most a page,
- * and each read from its start shows it anew.
+ * cpu/online now, malloc'd, or NULL.  A sysfs attribute is at most a page.
  */
-static char *read_online(struct hostinfo *h)
+static char *read_online(void)
 {
 	char buf[4096];
-	ssize_t n;
 
-	if (!h->online_open) {
-		h->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-		if (h->online_fd < 0)
-			return NULL;
-		h->online_open = true;
-	}
-	n = pread(h->online_fd, buf, sizeof(buf) - 1, 0);
-	if (n < 0)
+	if (read_small_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) < 0)
 		return NULL;
-	buf[n] = 0;
 	return strdup(buf);
 }
 
-/* What was read of the host, not the descriptor. */
+/* What was read of the host. */
 static void drop(struct hostinfo *h)
 {
 	pbuf_free(&h->cpudesc);
@@ -215,10 +204,24 @@ static void drop(struct hostinfo *h)
 	h->valid = false;
 }
 
+void hostinfo_watch(struct hostinfo *h)
+{
+	h->watched = true;
+}
+
+void hostinfo_cpus_changed(struct hostinfo *h)
+{
+	h->cpus_changed = true;
+}
+
 int hostinfo_refresh(struct hostinfo *h)
 {
-	char *online = read_online(h);
+	char *online;
 
+	if (h->valid && h->watched && !h->cpus_changed)
+		return 0;
+	h->cpus_changed = false;
+	online = read_online();
 	if (h->valid && (online && h->online ? !strcmp(online, h->online) : online == h->online)) {
 		free(online);
 		return 0;
@@ -244,9 +247,6 @@ int hostinfo_refresh(struct hostinfo *h)
 void hostinfo_free(struct hostinfo *h)
 {
 	drop(h);
-	if (h->online_open)
-		close(h->online_fd);
-	h->online_open = false;
 }
 
 const char *tracefs_path(void)

@@ -21,17 +21,21 @@
  * copied.  What else could change meanwhile (the hostname, memory added,
  * a PMU registered by a module) is as it was at the start or at the last
  * CPU that came or went.
+ *
+ * A recording watches the online CPUs anyway (hotplug.h: the kernel's
+ * uevents at once, the mask at least every 100 ms), so it says when they
+ * changed (hostinfo_cpus_changed()) and a refresh reads nothing until
+ * then: no system call a file, each of which is a record when perf-ring's
+ * own system calls are recorded.  A file closed within the watch's delay
+ * after a change (100 ms at most, where uevents do not come) describes
+ * the CPUs as they were.  Unwatched, each refresh reads cpu/online and
+ * compares.
  */
 struct hostinfo {
 	bool valid;
+	bool watched;		/* hostinfo_cpus_changed() is called on a change */
+	bool cpus_changed;	/* since the last read */
 	char *online;		/* cpu/online when read, NULL if unreadable */
-	/*
-	 * cpu/online, kept open from the first refresh and read again from
-	 * its start: one system call per file, not four (each of them a
-	 * record when perf-ring's own syscalls are recorded)
-	 */
-	int online_fd;
-	bool online_open;
 	struct utsname u;
 	u32 nr_conf, nr_online;	/* HEADER_NRCPUS */
 	u64 mem_kb;		/* HEADER_TOTAL_MEM: MemTotal in kB, 0 if unknown */
@@ -43,7 +47,10 @@ struct hostinfo {
 
 /* Read the host into h, unless h holds it and no CPU came or went: 0 or -ENOMEM. */
 int hostinfo_refresh(struct hostinfo *h);
-void hostinfo_free(struct hostinfo *h);	/* h's memory and its descriptor */
+/* From now on the online CPUs are watched by the caller, who says when they change. */
+void hostinfo_watch(struct hostinfo *h);
+void hostinfo_cpus_changed(struct hostinfo *h);
+void hostinfo_free(struct hostinfo *h);
 /* Mount point of tracefs with an events/ directory, or NULL. */
 const char *tracefs_path(void);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What CPU hotplug does to a recording, and saying so (hotplug.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,30 @@
 
 #include "hotplug.h"
 
+/* The online mask from the descriptor kept open, else as util.c reads it. */
+static int read_mask(struct hotplug *hp, bool *online)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (hp->online_fd >= 0) {
+		n = pread(hp->online_fd, buf, sizeof(buf) - 1, 0);
+		if (n > 0) {
+			buf[n] = '\0';
+			return parse_cpu_list(buf, online, MAX_CPUS);
+		}
+	}
+	return online_cpus(online, MAX_CPUS);
+}
+
 void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o)
 {
 	*hp = (struct hotplug){
 		.uevent_fd = -1, .per_cpu = o->per_cpu, .backward = o->backward,
 		.quiet = o->quiet, .sample_type = o->sample_type,
 	};
+	hp->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	hp->have_mask = !read_mask(hp, hp->online);
 }
 
 void hotplug_listen(struct hotplug *hp)
@@ -39,6 +58,9 @@ void hotplug_close(struct hotplug *hp)
 	if (hp->uevent_fd >= 0)
 		close(hp->uevent_fd);
 	hp->uevent_fd = -1;
+	if (hp->online_fd >= 0)
+		close(hp->online_fd);
+	hp->online_fd = -1;
 }
 
 static bool ours(const struct ring *rings, int nrings, int cpu)
@@ -60,7 +82,8 @@ static void went_off(struct hotplug *hp, struct hp_cpu *st, u64 now)
 /*
  * "offline@/devices/system/cpu/cpuN" and "online@...": what happened,
  * however short.  An offline that the mask check will not see any more
- * (the CPU is back already) is recorded here.
+ * (the CPU is back already) is recorded here.  True for any CPU's: the
+ * mask is then read at once.
  */
 static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nrings, u64 now)
 {
@@ -80,10 +103,10 @@ static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nring
 		p = strstr(buf, "/devices/system/cpu/cpu");
 		if (!p || sscanf(p + 23, "%d", &cpu) != 1)
 			continue;
-		if (cpu < 0 || cpu >= MAX_CPUS || !ours(rings, nrings, cpu))
+		if (cpu < 0 || cpu >= MAX_CPUS)
 			continue;
 		seen = true;
-		if (off && !hp->cpu[cpu].off)
+		if (off && !hp->cpu[cpu].off && ours(rings, nrings, cpu))
 			went_off(hp, &hp->cpu[cpu], now);
 	}
 	return seen;
@@ -101,22 +124,26 @@ static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nring
  */
 #define HOTPLUG_CHECK_NS 100000000ULL
 
-void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
+bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
 {
-	bool online[MAX_CPUS] = { false };
+	bool online[MAX_CPUS] = { false }, changed;
 	u64 now = now_ns();
 	double s = (now - hp->t0) / 1e9;
 
-	/* a uevent about one of ours: the mask now, to see the whole change */
+	/* a uevent about a CPU: the mask now, to see the whole change */
 	if (hp->uevent_fd >= 0 && read_uevents(hp, rings, nrings, now))
 		force = true;
 	if (hp->no_mask || (!force && now - hp->checked < HOTPLUG_CHECK_NS))
-		return;
+		return false;
 	hp->checked = now;
-	if (online_cpus(online, MAX_CPUS)) {
+	if (read_mask(hp, online)) {
 		hp->no_mask = true;
-		return;
+		return false;
 	}
+	changed = !hp->have_mask || memcmp(online, hp->online, sizeof(online));
+	if (changed)
+		memcpy(hp->online, online, sizeof(online));
+	hp->have_mask = true;
 	for (int i = 0; i < nrings; i++) {
 		int cpu = rings[i].cpu;
 		struct hp_cpu *st;
@@ -148,6 +175,7 @@ void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, boo
 					"the recorded tasks' events count there again");
 		}
 	}
+	return changed;
 }
 
 int hotplug_next_back(struct hotplug *hp)

@@ -21,13 +21,16 @@ struct hp_cpu {
 struct hotplug {
 	u64 t0, checked;	/* start of the run, last check */
 	int uevent_fd;		/* kernel uevents (NETLINK_KOBJECT_UEVENT), -1: none */
+	int online_fd;		/* cpu/online, read from its start at each look; -1: none */
 	bool no_mask;		/* the online mask cannot be read */
+	bool have_mask;		/* online[] holds the last look's mask */
 	bool per_cpu;		/* -a/-C events, which a CPU going offline stops */
 	bool backward;		/* flight recorder buffers */
 	bool quiet;
 	u64 sample_type;
 	int nback;		/* CPUs with back set */
 	struct hp_cpu cpu[MAX_CPUS];	/* by CPU number */
+	bool online[MAX_CPUS];		/* every CPU's, as last read */
 };
 
 /* What the recording asks of the hotplug watch; record.c builds it. */
@@ -38,7 +41,10 @@ struct hotplug_opts {
 	u64 sample_type;	/* of the events: where a record's time is */
 };
 
-/* No CPU seen going offline yet, no uevents listened to. */
+/*
+ * No CPU seen going offline yet, no uevents listened to; cpu/online
+ * opened, to be read at each look (one system call, not four).
+ */
 void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o);
 /*
  * Listen to the kernel's uevents, so that a CPU that goes offline and
@@ -48,9 +54,12 @@ void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o);
 void hotplug_listen(struct hotplug *hp);
 /*
  * Read the uevents and the online mask (at most every 100 ms unless
- * force) and say what changed for the CPUs of the rings.
+ * force) and say what changed for the CPUs of the rings.  True when the
+ * mask read differs from the last one read (any CPU, recorded or not; the
+ * first read counts as a change): the header features that describe the
+ * CPUs are then read again (hostinfo_cpus_changed()).
  */
-void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
+bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
 /*
  * -a/-C: a CPU that came back since the last call, whose events the
  * recorder opens again (evlist_reopen_cpu()); -1 when there is none.

@@ -550,6 +550,16 @@ void out_expect(struct out_file *f, u64 raw)
 	f->expect_raw = raw;
 }
 
+void out_watch_cpus(struct out_file *f)
+{
+	hostinfo_watch(&f->host);
+}
+
+void out_cpus_changed(struct out_file *f)
+{
+	hostinfo_cpus_changed(&f->host);
+}
+
 int out_prepare(struct out_file *f)
 {
 	const char *tfs = tracefs_path();
@@ -558,9 +568,8 @@ int out_prepare(struct out_file *f)
 
 	/*
 	 * The host's features, read now rather than at the first file's
-	 * end: the descriptor they keep (cpu/online) is then open from the
-	 * start, and the recorder's descriptors stay the same while it
-	 * runs.  A failure here is retried there.
+	 * end, where a snapshot's cost would grow with the CPUs.  A failure
+	 * here is retried there.
 	 */
 	hostinfo_refresh(&f->host);
 	for (int i = 0; i < f->el->nev; i++)

@@ -349,7 +349,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		if (err)
 			break;
 		triggers_revents(trig, tfd, ntfd);
-		hotplug_check(hp, el->rings, el->nrings, false);
+		if (hotplug_check(hp, el->rings, el->nrings, false))
+			out_cpus_changed(s->out);
 		reopen_back(o, el, hp);
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
@@ -380,7 +381,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	}
 	/* stop: no new records; the sink reads what is left */
 	evlist_stop(el);
-	hotplug_check(hp, el->rings, el->nrings, true);
+	if (hotplug_check(hp, el->rings, el->nrings, true))
+		out_cpus_changed(s->out);
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
 	if (o->tail_synth && !o->overwrite && run && err >= 0 && !sink_failed(s))
@@ -676,6 +678,8 @@ static int record_open(struct record *rec)
 	err = record_mem_check(rec);
 	if (err)
 		return err;
+	/* the loop's hotplug check says when the CPUs change (hostinfo.h) */
+	out_watch_cpus(rec->out);
 	return out_prepare(rec->out) ?: rec->s->ops->start(rec->s);
 }
 
@@ -788,7 +792,7 @@ static int record_abort(struct record *rec, int err)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record rec = { .wl = { .pid = -1 }, .hp = { .uevent_fd = -1 } };
+	struct record rec = { .wl = { .pid = -1 }, .hp = { .uevent_fd = -1, .online_fd = -1 } };
 	int err;
 
 	err = record_parse(argc, argv, &rec.o);

@@ -2,13 +2,17 @@
 /* perf.data header, attributes and features: write, read back, truncate. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "counts.h"
 #include "hostinfo.h"
+#include "hotplug.h"
 #include "perfdata.h"
 #include "tap.h"
 
@@ -359,6 +363,57 @@ static int test_host_cached(void)
 	return 0;
 }
 
+/* "online" holds mask, as cpu/online would */
+static void set_mask(int fd, const char *mask)
+{
+	if (ftruncate(fd, 0) || pwrite(fd, mask, strlen(mask), 0) != (ssize_t)strlen(mask))
+		perror("memfd");
+}
+
+/*
+ * A recording's hotplug check says when the online mask changed, and a
+ * watched hostinfo reads the host again then, and only then.
+ */
+static int test_host_watched(void)
+{
+	struct hostinfo h = { 0 };
+	struct hotplug hp;
+	int fd = memfd_create("online", MFD_CLOEXEC);
+	u64 mem_kb;
+
+	CHECK(fd >= 0, "memfd: %s", strerror(errno));
+	hotplug_init(&hp, &(struct hotplug_opts){ .quiet = true });
+	CHECK(hp.online_fd >= 0 && hp.have_mask, "cpu/online opened and read at the start");
+	CHECK(!hotplug_check(&hp, NULL, 0, true), "the same CPUs at the first look: no change");
+	close(hp.online_fd);
+	hp.online_fd = fd;	/* the kept descriptor, read from its start each look */
+	set_mask(fd, "0-1023\n");	/* not this host's: MAX_CPUS online */
+	CHECK(hotplug_check(&hp, NULL, 0, true), "0-1023 after the host's mask: a change");
+	CHECK(!hotplug_check(&hp, NULL, 0, true), "0-1023 again: no change");
+	set_mask(fd, "0,2\n");
+	CHECK(!hotplug_check(&hp, NULL, 0, false), "within 100 ms of the last look: not looked at");
+	CHECK(hotplug_check(&hp, NULL, 0, true), "0,2: a change");
+	hotplug_close(&hp);
+	CHECK(hp.online_fd == -1, "closed");
+
+	hostinfo_watch(&h);
+	CHECK(hostinfo_refresh(&h) == 0 && h.valid, "the host read");
+	mem_kb = h.mem_kb;
+	h.mem_kb = 1;		/* a mark: a read would write MemTotal over it */
+	free(h.online);
+	h.online = strdup("0-4095");	/* not read: not compared either */
+	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1, "watched: nothing read until told");
+	hostinfo_cpus_changed(&h);
+	CHECK(hostinfo_refresh(&h) == 0 && h.valid && h.mem_kb == mem_kb,
+	      "told of a change: read again (%llu kB)", (unsigned long long)h.mem_kb);
+	h.mem_kb = 1;
+	hostinfo_cpus_changed(&h);
+	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1,
+	      "told, but cpu/online as it was: the rest kept");
+	hostinfo_free(&h);
+	return 0;
+}
+
 int main(void)
 {
 	tap_run("header, attributes and features round trip", test_round_trip);
@@ -370,5 +425,7 @@ int main(void)
 	tap_run("-k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf's", test_clock);
 	tap_run("the host's features read once, again when the online CPUs change",
 		test_host_cached);
+	tap_run("watched: the host's features read again when the hotplug check says so",
+		test_host_watched);
 	return tap_done();
 }
