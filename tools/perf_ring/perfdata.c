@@ -262,19 +262,21 @@ static int features_of(const struct pf_event *evs, int nr,
 		PF_FEAT_EVENT_DESC, PF_FEAT_CPU_TOPOLOGY, PF_FEAT_PMU_MAPPINGS, PF_FEAT_GROUP_DESC,
 		PF_FEAT_SAMPLE_TIME, PF_FEAT_CLOCKID, PF_FEAT_COMPRESSED, PF_FEAT_CLOCK_DATA,
 	};
-	struct pbuf body[ARRAY_SIZE(order)];
+	/* the bodies one after another; feature i's from start[i] to start[i + 1] */
+	struct pbuf body = { 0 };
+	size_t start[ARRAY_SIZE(order) + 1];
 	int feats[ARRAY_SIZE(order)];
 	int n = 0, err = 0;
 	bool has_tp = false;
 	u64 pos;
 
-	memset(body, 0, sizeof(body));
 	memset(features, 0, PF_FEAT_BITS / 8);
 	for (int i = 0; i < nr; i++)
 		if (evs[i].tp_sys[0])
 			has_tp = true;
 
 	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		size_t at = body.len;
 		int f = order[i];
 
 		if (f == PF_FEAT_TRACING_DATA && !has_tp)
@@ -289,32 +291,33 @@ static int features_of(const struct pf_event *evs, int nr,
 			continue;
 		if (feat_off(f))
 			continue;
-		err = build_feature(f, evs, nr, meta, &body[n]);
+		err = build_feature(f, evs, nr, meta, &body);
 		if (err) {
 			/* a feature we cannot build is left out, not fatal */
-			pbuf_free(&body[n]);
+			body.len = at;
+			body.err = 0;
 			if (f == PF_FEAT_TRACING_DATA)
 				fprintf(stderr, "perf-ring: warning: tracing data: %s; "
 					"tracepoint fields will not decode\n", strerror(-err));
 			err = 0;
 			continue;
 		}
+		start[n] = at;
 		feats[n++] = f;
 	}
+	start[n] = body.len;
 
 	/* The section index comes first, in bit order, then the bodies. */
 	pos = off + (u64)n * sizeof(struct pf_section);
 	for (int i = 0; i < n; i++) {
-		struct pf_section s = { pos, body[i].len };
+		struct pf_section s = { pos, start[i + 1] - start[i] };
 
 		pbuf_put(out, &s, sizeof(s));
-		pos += body[i].len;
+		pos += s.size;
 		features[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 	}
-	for (int i = 0; i < n; i++) {
-		pbuf_put(out, body[i].p, body[i].len);
-		pbuf_free(&body[i]);
-	}
+	pbuf_put(out, body.p, body.len);
+	pbuf_free(&body);
 	/*
 	 * perf-ring's own counts go last, after every section and in none:
 	 * perf reads sections through the feature bits only, and a bit it
