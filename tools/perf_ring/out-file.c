@@ -326,18 +326,49 @@ static int rename_partial(struct out_target *t, int err)
 	return err;
 }
 
+/*
+ * The feature sections after data_size bytes of data, and over the
+ * header waiting for the first data, the final one: a snapshot of one
+ * chunk is then one pwritev() (the writer's), not three.
+ */
+static bool file_seal(struct out_target *t, const struct out_end *e, u64 data_size, bool head)
+{
+	struct pbuf h = { 0 };
+	bool ok;
+
+	t->tail.len = 0;
+	t->tail.err = 0;
+	if (pf_build_features(t->el->evs, t->el->nev, e->meta, t->data_off + data_size,
+			      t->features, &t->tail))
+		return false;
+	if (!head)
+		return true;
+	ok = !pf_build_head(t->el->evs, t->el->nev, data_size, t->features, &h) &&
+	     h.len == t->head.len;
+	if (ok)
+		memcpy(t->head.p, h.p, h.len);
+	pbuf_free(&h);
+	return ok;
+}
+
 static int file_finish(struct out_target *t, struct out_end *e)
 {
 	u64 features[PF_FEAT_BITS / 64] = { 0 };
-	int err;
+	bool sealed = e->tail_sealed && !e->werr && e->data_size == e->sealed_size;
+	int err = 0;
 
 	if (e->werr) {
 		fail_set(e->werr, "writing '%s': %s; the file keeps the %llu bytes of data written before the failure",
 			 t->path, strerror(-e->werr), (unsigned long long)e->data_size);
 		/* the records counted but not on file are unknown: recount is in report */
 	}
-	write_features(t, e, features);
-	err = pf_write_head(t->fd, t->el->evs, t->el->nev, e->data_size, features);
+	/* what seal() laid out is on file, behind the data as it is */
+	if (sealed)
+		memcpy(features, t->features, sizeof(features));
+	else
+		write_features(t, e, features);
+	if (!sealed || !e->head_sealed)
+		err = pf_write_head(t->fd, t->el->evs, t->el->nev, e->data_size, features);
 	if (err)
 		fail_set(err, "finalizing the header of '%s': %s", t->path, strerror(-err));
 	if (close(t->fd) && !err) {
@@ -371,5 +402,6 @@ const struct out_format out_format_file = {
 	.open = file_open,
 	.undo = file_undo,
 	.finish = file_finish,
+	.seal = file_seal,
 	.rename = file_rename,
 };

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "pbuf.h"
+#include "perfdata.h"
 #include "util.h"
 
 struct evlist;
@@ -42,6 +43,9 @@ struct out_target {
 	 * write with the first data (writer_set_head()); empty when written
 	 */
 	struct pbuf head;
+	/* seal(): the feature sections, for the writer to write with the last data */
+	struct pbuf tail;
+	u64 features[PF_FEAT_BITS / 64];	/* the bits of those in tail */
 };
 
 /* What the end of a file knows: the format's last words. */
@@ -51,6 +55,13 @@ struct out_end {
 	struct pf_meta *meta;	/* what goes into the feature sections */
 	const struct pbuf *bids;	/* HEADER_BUILD_ID's body, or NULL */
 	const struct writer *w;	/* where the data may be cut (writer_boundary_before()) */
+	/*
+	 * seal() laid out the end for sealed_size bytes of data, and the
+	 * writer wrote it with the data (writer_tail_written()): with
+	 * head_sealed, the final header too
+	 */
+	u64 sealed_size;
+	bool tail_sealed, head_sealed;
 };
 
 struct out_format {
@@ -75,6 +86,14 @@ struct out_format {
 	 * error (fail_set()), 0 when all of it is on file.
 	 */
 	int (*finish)(struct out_target *t, struct out_end *e);
+	/*
+	 * Before the last data, when the writer can take it
+	 * (writer_size_with()): lay out in t->tail what follows data_size
+	 * bytes of data and, with head, the header that says so over
+	 * t->head (its length unchanged).  false: not laid out, finish()
+	 * writes it all.  NULL: never.
+	 */
+	bool (*seal)(struct out_target *t, const struct out_end *e, u64 data_size, bool head);
 	/* The open output takes the name path (out_rename()); NULL: never. */
 	int (*rename)(struct out_target *t, const char *path);
 };

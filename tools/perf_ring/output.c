@@ -435,6 +435,32 @@ static void put_last_chunk(struct out_file *f)
 	f->cur = NULL;
 }
 
+/*
+ * What follows the data, laid out before the last chunk goes when the
+ * writer can write it with that chunk (a snapshot: its writer runs here,
+ * uncompressed): the feature sections, and the final header while it
+ * waits for the first data.  A snapshot of one chunk is then one
+ * pwritev(), header, data and features; of more, the last chunk and the
+ * features are one, and the header is written after.
+ */
+static void seal(struct out_file *f, struct out_end *e)
+{
+	u64 size;
+
+	if (!f->fmt->seal || !f->cur || !f->cur->len || f->mem_stop)
+		return;
+	size = writer_size_with(f->w, f->cur);
+	if (!size)
+		return;
+	e->head_sealed = writer_head_pending(f->w);
+	if (!f->fmt->seal(&f->t, e, size, e->head_sealed)) {
+		e->head_sealed = false;
+		return;
+	}
+	e->sealed_size = size;
+	writer_set_tail(f->w, f->t.tail.p, f->t.tail.len);
+}
+
 /* The file's totals join the run's; -v says what the writer did. */
 static void account(struct out_file *f, const struct writer_stats *ws)
 {
@@ -486,8 +512,10 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 		out_build_ids(f, &bids);
 		meta.build_ids = &bids;
 	}
+	seal(f, &e);
 	put_last_chunk(f);
 	e.werr = writer_finish(f->w, &e.data_size);
+	e.tail_sealed = e.sealed_size && writer_tail_written(f->w);
 	f->on = false;
 	f->tot.writer_used = writer_kind(f->w);
 	writer_get_stats(f->w, &ws);
@@ -651,6 +679,7 @@ void out_free(struct out_file *f)
 	bidset_free(&f->known);
 	pbuf_free(&f->tracing);
 	pbuf_free(&f->t.head);
+	pbuf_free(&f->t.tail);
 	hostinfo_free(&f->host);
 	writer_free(f->spare);
 	free(f);

@@ -122,22 +122,28 @@ int pwrite_full(int fd, const void *buf, size_t len, off_t off)
 	return pio_full(fd, (char *)buf, len, off, true);
 }
 
-int pwrite2_full(int fd, const void *a, size_t alen, const void *b, size_t blen, off_t off)
+int pwritev_full(int fd, const struct iovec *iov, int n, off_t off)
 {
-	struct iovec iov[2] = { { (void *)a, alen }, { (void *)b, blen } };
-	ssize_t n;
+	ssize_t done;
 
 	do
-		n = pwritev(fd, iov, 2, off);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+		done = pwritev(fd, iov, n, off);
+	while (done < 0 && errno == EINTR);
+	if (done < 0)
 		return -errno;
 	/* a short write: the rest by pwrite_full() */
-	if ((size_t)n < alen)
-		return pwrite_full(fd, (const char *)a + n, alen - n, off + n) ?:
-		       pwrite_full(fd, b, blen, off + alen);
-	n -= alen;
-	return pwrite_full(fd, (const char *)b + n, blen - n, off + alen + n);
+	for (int i = 0; i < n; i++) {
+		size_t skip = (size_t)done < iov[i].iov_len ? (size_t)done : iov[i].iov_len;
+		int err = skip < iov[i].iov_len ?
+			  pwrite_full(fd, (const char *)iov[i].iov_base + skip,
+				      iov[i].iov_len - skip, off + skip) : 0;
+
+		if (err)
+			return err;
+		done -= skip;
+		off += iov[i].iov_len;
+	}
+	return 0;
 }
 
 int pread_full(int fd, void *buf, size_t len, off_t off)

@@ -31,8 +31,12 @@ int proc_entry_pid(const char *name);
 /* Write/read all bytes or fail with -errno (-EIO on EOF for reads). */
 int write_full(int fd, const void *buf, size_t len);
 int pwrite_full(int fd, const void *buf, size_t len, off_t off);
-/* a then b from off, in one pwritev() unless it comes back short */
-int pwrite2_full(int fd, const void *a, size_t alen, const void *b, size_t blen, off_t off);
+/*
+ * The n parts one after another from off, in one pwritev() unless it
+ * comes back short (the rest then by pwrite_full()): 0 or -errno.
+ */
+struct iovec;
+int pwritev_full(int fd, const struct iovec *iov, int n, off_t off);
 int pread_full(int fd, void *buf, size_t len, off_t off);
 
 /* Read a small text file into a malloc'd NUL-terminated buffer. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include <liburing.h>
 #include <linux/perf_event.h>
 
@@ -21,6 +22,7 @@ struct wslot {
 	u64 off;
 	struct chunk *chunk;	/* chunk to give back when done (plain) */
 	bool busy;
+	bool last;		/* the file's last chunk, by hand: the tail goes with it */
 };
 
 struct writer {
@@ -60,6 +62,10 @@ struct writer {
 	/* the file's header, written with the first data (writer_set_head()) */
 	const char *head;
 	size_t head_len;
+	/* what follows the data, written with the last chunk (writer_set_tail()) */
+	const char *tail;
+	size_t tail_len;
+	bool tail_done;
 	char uring_err[96];	/* why io_uring is not used */
 	struct wslot *slots;
 	int nslots, inflight;
@@ -103,6 +109,28 @@ static bool transient(int res)
 	return res == -ECANCELED || res == -EAGAIN || res == -ENOMEM || res == -EINTR;
 }
 
+/*
+ * By hand: len bytes of data at off, after the header while that waits
+ * for the first data (writer_set_head()), and before the tail when this
+ * is the file's last chunk (writer_set_tail()): one pwritev().
+ */
+static int write_parts(struct writer *w, const char *data, size_t len, u64 off, bool last)
+{
+	struct iovec iov[3];
+	bool tail = last && w->tail_len;
+	int n = 0, err;
+
+	if (w->head_len)
+		iov[n++] = (struct iovec){ (void *)w->head, w->head_len };
+	iov[n++] = (struct iovec){ (void *)data, len };
+	if (tail)
+		iov[n++] = (struct iovec){ (void *)w->tail, w->tail_len };
+	err = pwritev_full(w->fd, iov, n, off - w->head_len);
+	if (!err && tail)
+		w->tail_done = true;
+	return err;
+}
+
 static void slot_done(struct writer *w, struct wslot *s, int res)
 {
 	/*
@@ -117,9 +145,7 @@ static void slot_done(struct writer *w, struct wslot *s, int res)
 	 */
 	if (transient(res) && !w->o.stream) {
 		w->retries++;
-		res = (w->head_len ? pwrite2_full(w->fd, w->head, w->head_len, s->data, s->len,
-						  s->off - w->head_len) :
-				     pwrite_full(w->fd, s->data, s->len, s->off)) ?: (int)s->len;
+		res = write_parts(w, s->data, s->len, s->off, s->last) ?: (int)s->len;
 	}
 	if (res < 0) {
 		set_err(w, res, s->off);
@@ -247,6 +273,7 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 	s->off = w->off;
 	s->chunk = c;
 	s->busy = true;
+	s->last = w->last && !w->o.level;
 	w->inflight++;
 	w->off += len;
 	__atomic_store_n(&w->out_bytes, w->out_bytes + len, __ATOMIC_RELAXED);	/* read by writer_out_bytes() */
@@ -294,11 +321,8 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 
 		if (w->o.stream)
 			ret = write_full(w->fd, data, len);
-		else if (w->head_len)
-			ret = pwrite2_full(w->fd, w->head, w->head_len, data, len,
-					   s->off - w->head_len);
 		else
-			ret = pwrite_full(w->fd, data, len, s->off);
+			ret = write_parts(w, data, len, s->off, s->last);
 		w->write_ns += now_ns() - t0;
 		slot_done(w, s, ret ?: (int)len);
 		w->head_len = 0;
@@ -643,7 +667,8 @@ int writer_restart(struct writer *w, int fd, u64 start)
 	}
 	w->inflight = 0;
 	w->finishing = w->done = w->last = false;
-	w->head_len = 0;
+	w->head_len = w->tail_len = 0;
+	w->tail_done = false;
 	w->err = 0;
 	w->err_off = 0;
 	w->raw_bytes = w->out_bytes = w->nwrites = w->retries = 0;
@@ -725,6 +750,29 @@ void writer_set_head(struct writer *w, const void *head, size_t len)
 {
 	w->head = head;
 	w->head_len = len;
+}
+
+bool writer_head_pending(const struct writer *w)
+{
+	return w->head_len != 0;
+}
+
+u64 writer_size_with(const struct writer *w, const struct chunk *c)
+{
+	if (!w->o.in_caller || w->o.level || w->o.stream || w->last || writer_failed((struct writer *)w))
+		return 0;
+	return w->off - w->start + c->len;
+}
+
+void writer_set_tail(struct writer *w, const void *tail, size_t len)
+{
+	w->tail = tail;
+	w->tail_len = len;
+}
+
+bool writer_tail_written(const struct writer *w)
+{
+	return w->tail_done;
 }
 
 void writer_put_last(struct writer *w, struct chunk *c)

@@ -93,6 +93,20 @@ void writer_put_last(struct writer *w, struct chunk *c);
  * unchanged until then.
  */
 void writer_set_head(struct writer *w, const void *head, size_t len);
+bool writer_head_pending(const struct writer *w);	/* not written yet */
+/*
+ * In the caller, uncompressed, nothing failed, c not put yet: the data
+ * size once c, the file's last chunk, is written; else 0.  Then
+ * writer_set_tail() may give what follows that much data (the feature
+ * sections), written with c in the same pwritev(), and with the header
+ * too while that waits (writer_set_head(): its bytes may be replaced by
+ * a header of the same length until then).  tail stays the caller's
+ * until writer_finish(), after which writer_tail_written() says whether
+ * it is on file (a failed write, a chunk not put: it is not).
+ */
+u64 writer_size_with(const struct writer *w, const struct chunk *c);
+void writer_set_tail(struct writer *w, const void *tail, size_t len);
+bool writer_tail_written(const struct writer *w);
 void writer_release(struct writer *w, struct chunk *c); /* give back unused */
 bool writer_failed(struct writer *w);
 /*

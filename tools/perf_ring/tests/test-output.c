@@ -4,18 +4,55 @@
  * reads back with pf_open(), with every record emitted, and the file
  * format's snapshots are renamed from PATH.partial when whole.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "counts.h"
 #include "output.h"
 #include "tap.h"
 
 #define NREC 5000
+
+/*
+ * pwritev() and pwrite() as libc's, counted; while fail_writes is above 0
+ * each fails with fail_errno before writing, and counts down.
+ */
+static int nwritev, nwrite, fail_writes, fail_errno;
+
+static bool fail_now(void)
+{
+	if (fail_writes <= 0)
+		return false;
+	fail_writes--;
+	errno = fail_errno;
+	return true;
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+{
+	static ssize_t (*real)(int, const struct iovec *, int, off_t);
+
+	if (!real)
+		real = (ssize_t (*)(int, const struct iovec *, int, off_t))dlsym(RTLD_NEXT, "pwritev");
+	nwritev++;
+	return fail_now() ? -1 : real(fd, iov, n, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	static ssize_t (*real)(int, const void *, size_t, off_t);
+
+	if (!real)
+		real = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	nwrite++;
+	return fail_now() ? -1 : real(fd, buf, len, off);
+}
 
 static struct pf_event ev;
 static struct evlist el;
@@ -58,26 +95,39 @@ static char *records(size_t *len)
 	return p;
 }
 
-/* One file through out_open, out_emit, out_close; its close's result. */
-static int write_one(const struct out_opts *o, const char *path, struct out_file **fp)
+/*
+ * One file through out_open, out_emit (copies times), out_close; its
+ * close's result.  The writes of the close are counted (nwritev, nwrite).
+ */
+static int write_copies(const struct out_opts *o, const char *path, struct out_file **fp,
+			int copies)
 {
 	struct out_file *f = out_new(o, &el);
 	size_t len;
 	char *recs = records(&len);
 	bool ok = false;
-	int err;
+	int err = 0;
 
 	*fp = f;
 	if (!f || !recs) {
 		free(recs);
 		return -ENOMEM;
 	}
-	err = out_open(f, path) ?: out_emit(f, recs, len) ?: out_emit_round(f);
+	err = out_open(f, path);
+	for (int i = 0; !err && i < copies; i++)
+		err = out_emit(f, recs, len);
+	err = err ?: out_emit_round(f);
 	free(recs);
 	if (err)
 		return err;
+	nwritev = nwrite = 0;
 	err = out_close(f, 0, &ok);
 	return err ?: (ok ? 0 : -EIO);
+}
+
+static int write_one(const struct out_opts *o, const char *path, struct out_file **fp)
+{
+	return write_copies(o, path, fp, 1);
 }
 
 /* Every record back: the samples, and the rounds as the writer put them. */
@@ -169,6 +219,84 @@ static int test_snapshot(void)
 	return read_back_unlink(path, 0, false);
 }
 
+/*
+ * A snapshot's end is laid out before its last data (seal()): of one
+ * chunk, header, data and features go in one pwritev(); of more, the last
+ * chunk and the features in one, the header after.  A write that fails
+ * leaves the end to be written as before, behind what is on file.
+ */
+static int snapshot_writes(int copies, int fails, int err_no, int want_writev, int want_write,
+			   bool want_ok)
+{
+	struct out_opts o = { .argc = 4, .argv = argv0, .flight = true, .no_buildid = true,
+			      .quiet = true };
+	struct out_file *f;
+	char path[4096], partial[4200];
+	struct pf_file pf;
+	int fd, err;
+
+	tap_tmpname(path, sizeof(path), "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	o.output = path;
+	fail_writes = fails;
+	fail_errno = err_no;
+	err = write_copies(&o, path, &f, copies);
+	fail_writes = 0;
+	printf("# %d x %d records, %d failing with %s: %d pwritev(), %d pwrite(), %s\n",
+	       copies, NREC, fails, strerror(err_no), nwritev, nwrite, strerror(-err));
+	out_free(f);
+	CHECK(!err == want_ok, "close: %s", strerror(-err));
+	CHECK(nwritev == want_writev && nwrite == want_write,
+	      "%d pwritev() and %d pwrite(), not %d and %d", nwritev, nwrite, want_writev,
+	      want_write);
+	snprintf(partial, sizeof(partial), "%s.partial", path);
+	if (!want_ok)
+		rename(partial, path);
+	CHECK(pf_open(&pf, path) == 0, "pf_open: %s", pf.errmsg);
+	CHECK(pf.h.data.size == (want_ok ? (u64)copies * NREC * 24 + 8 : 8),
+	      "data size %llu", (unsigned long long)pf.h.data.size);
+	CHECK(!want_ok || (pf.has_sample_time && pf.first_time == 1000 &&
+			   pf.last_time == 1000 + NREC - 1),
+	      "the features: sample time %llu..%llu", (unsigned long long)pf.first_time,
+	      (unsigned long long)pf.last_time);
+	pf_close(&pf);
+	unlink(path);
+	return 0;
+}
+
+static int test_snapshot_one_write(void)
+{
+	return snapshot_writes(1, 0, 0, 1, 0, true);
+}
+
+static int test_snapshot_chunks(void)
+{
+	/*
+	 * 1,200,000 bytes: the first chunk (1 MiB) went with the header as
+	 * it filled; at the close, the last with the features, then the
+	 * header
+	 */
+	return snapshot_writes(10, 0, 0, 1, 1, true);
+}
+
+static int test_snapshot_write_retried(void)
+{
+	/* ENOMEM (tmpfs without a page): done once more by hand, the end with it */
+	return snapshot_writes(1, 1, ENOMEM, 2, 0, true);
+}
+
+static int test_snapshot_write_failed(void)
+{
+	/*
+	 * EIO: nothing kept; a FINISHED_ROUND for data, the features and the
+	 * header written after it, each by itself
+	 */
+	return snapshot_writes(1, 1, EIO, 1, 3, false);
+}
+
 /* -o -: perf's pipe format on standard output, here a file */
 static int pipe_format(int level)
 {
@@ -211,6 +339,14 @@ int main(void)
 	tap_run("perf.data -z: read back, HEADER_COMPRESSED", test_file_zstd);
 	tap_run("--overwrite: the snapshot is renamed from PATH.partial when whole",
 		test_snapshot);
+	tap_run("a snapshot of one chunk: header, data and features in one pwritev()",
+		test_snapshot_one_write);
+	tap_run("a snapshot of chunks: the last with the features, the header after",
+		test_snapshot_chunks);
+	tap_run("a snapshot's write that fails with ENOMEM is done again, the end with it",
+		test_snapshot_write_retried);
+	tap_run("a snapshot's write that fails with EIO: the end written after, readable",
+		test_snapshot_write_failed);
 	tap_run("-o -: perf's pipe format, read back", test_pipe);
 	tap_run("-o - -z: perf's pipe format, read back", test_pipe_zstd);
 	return tap_done();
