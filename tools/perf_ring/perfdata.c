@@ -1004,7 +1004,14 @@ static int read_header(struct pf_file *f, bool salvage)
 				 "truncated inside the attributes: nothing to recover");
 			return -EINVAL;
 		}
-		f->h.data.size = f->file_size - f->h.data.offset;
+		/*
+		 * A header's data size that fits the file is the data's end:
+		 * what follows is feature sections (a snapshot's, written
+		 * with its data in one pwritev(), cut short by a kill after
+		 * the data went).  0, or beyond the end: the data runs to it.
+		 */
+		if (!f->h.data.size || f->h.data.size > f->file_size - f->h.data.offset)
+			f->h.data.size = f->file_size - f->h.data.offset;
 		memset(f->h.features, 0, sizeof(f->h.features));
 		if (!f->h.data.size) {
 			snprintf(f->errmsg, sizeof(f->errmsg),

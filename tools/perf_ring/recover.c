@@ -7,7 +7,9 @@
  * What such a file has: the header and attribute table, written when the
  * file was opened, then the data as far as the writes got.  What it lacks:
  * the data size in the header (0) and the feature sections, which are
- * written at the end.  Without them perf refuses the file.
+ * written at the end.  Without them perf refuses the file.  A snapshot's
+ * NAME.partial may have its final header, written with its data: a data
+ * size that fits the file ends the data (pf_open_salvage()).
  *
  * The reader walks the data in its salvage mode (reader.h, READ_SALVAGE)
  * from its start until the first record that is not

@@ -176,6 +176,40 @@ static int test_unfinalized(void)
 	return 0;
 }
 
+/*
+ * --recover's reading (pf_open_salvage()): the data runs to the end of
+ * the file unless the header's data size ends it before (a snapshot cut
+ * short after its data, its feature sections partly written): the
+ * features are not walked as records.
+ */
+static int test_salvage(void)
+{
+	struct pf_file f;
+	int fd;
+
+	if (write_file(240, true))
+		return -1;
+	CHECK(pf_open_salvage(&f, path) == 0, "salvage: %s", f.errmsg);
+	CHECK(f.h.data.size == 240, "data size %llu: the header's, not the file's",
+	      (unsigned long long)f.h.data.size);
+	pf_close(&f);
+	unlink(path);
+
+	if (write_file(24 * 100, true))
+		return -1;
+	CHECK(pf_open(&f, path) == 0, "open: %s", f.errmsg);
+	fd = open(path, O_WRONLY);
+	CHECK(ftruncate(fd, f.h.data.offset + 1000) == 0, "truncate");
+	close(fd);
+	pf_close(&f);
+	CHECK(pf_open_salvage(&f, path) == 0, "salvage: %s", f.errmsg);
+	CHECK(f.h.data.size == 1000, "cut inside the data: %llu, to the file's end",
+	      (unsigned long long)f.h.data.size);
+	pf_close(&f);
+	unlink(path);
+	return 0;
+}
+
 static int test_perf_string(void)
 {
 	struct pbuf b = { 0 };
@@ -420,6 +454,8 @@ int main(void)
 	tap_run("--snapshot-window=whole: the mark before PERRING1", test_window_mark);
 	tap_run("a truncated file is refused with a message", test_truncated);
 	tap_run("an unfinalized file is refused with a message", test_unfinalized);
+	tap_run("--recover reads the data to the header's data size when it fits, else to the end",
+		test_salvage);
 	tap_run("perf strings are padded to 64 bytes", test_perf_string);
 	tap_run("the pipe format is read back", test_pipe);
 	tap_run("-k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf's", test_clock);
