@@ -134,7 +134,25 @@ static int open_partial(struct out_target *t)
 	partial_name(t, tmp, sizeof(tmp));
 	/* the name is looked at only when it is taken */
 	t->fd = safefile__open(tmp, 0600, false);
-	if (t->fd == -EEXIST) {
+	/*
+	 * A time-stamped NAME.partial that is taken is another recorder's
+	 * with the same -o in the same millisecond, being written, or
+	 * something planted: never moved, the snapshot takes NAME-N, as a
+	 * taken final name does (rename_to()).
+	 */
+	if (t->fd == -EEXIST && stamped(t, t->path)) {
+		char base[sizeof(t->path)];
+
+		snprintf(base, sizeof(base), "%s", t->path);
+		for (int i = 1; t->fd == -EEXIST && i < 1000; i++) {
+			if (snprintf(t->path, sizeof(t->path), "%s-%d", base, i) >=
+			    (int)sizeof(t->path))
+				break;
+			partial_name(t, tmp, sizeof(tmp));
+			t->fd = safefile__open(tmp, 0600, false);
+		}
+	}
+	if (t->fd == -EEXIST && !stamped(t, t->path)) {
 		err = partial_aside(tmp);
 		if (err)
 			return err;

@@ -297,6 +297,52 @@ static int test_snapshot_write_failed(void)
 	return snapshot_writes(1, 1, EIO, 1, 3, false);
 }
 
+/*
+ * A time-stamped snapshot whose NAME.partial is taken (another recorder
+ * with the same -o, in the same millisecond, is writing it): the
+ * snapshot takes NAME-1, the other file is left as it is.
+ */
+static int test_snapshot_partial_taken(void)
+{
+	struct out_opts o = { .argc = 4, .argv = argv0, .flight = true, .no_buildid = true,
+			      .quiet = true };
+	char base[4096], name[4200], other[4300], mine[4300];
+	struct out_file *f;
+	struct stat a, b;
+	size_t len;
+	char *recs = records(&len), buf[8];
+	bool ok = false;
+	int fd, err;
+
+	CHECK(recs, "records");
+	tap_tmpname(base, sizeof(base), "perf-ring-out");
+	fd = mkstemp(base);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(base);
+	o.output = base;
+	snprintf(name, sizeof(name), "%s.20261206000000000", base);
+	snprintf(other, sizeof(other), "%s.partial", name);
+	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(fd >= 0 && write(fd, "other", 5) == 5 && !fstat(fd, &a), "the other's file");
+	close(fd);
+	f = out_new(&o, &el);
+	CHECK(f, "out_new");
+	err = out_open(f, name) ?: out_emit(f, recs, len) ?: out_emit_round(f) ?:
+	      out_close(f, 0, &ok);
+	free(recs);
+	snprintf(mine, sizeof(mine), "%s-1", name);
+	CHECK(!err && ok, "snapshot: %s", strerror(-err));
+	CHECK(!strcmp(out_path(f), mine), "named '%s', not '%s'", out_path(f), mine);
+	out_free(f);
+	fd = open(other, O_RDONLY);
+	CHECK(fd >= 0 && !fstat(fd, &b) && b.st_ino == a.st_ino && read(fd, buf, 8) == 5 &&
+	      !memcmp(buf, "other", 5), "'%s' left as it was", other);
+	close(fd);
+	unlink(other);
+	return read_back_unlink(mine, 0, false);
+}
+
 /* -o -: perf's pipe format on standard output, here a file */
 static int pipe_format(int level)
 {
@@ -347,6 +393,8 @@ int main(void)
 		test_snapshot_write_retried);
 	tap_run("a snapshot's write that fails with EIO: the end written after, readable",
 		test_snapshot_write_failed);
+	tap_run("a time-stamped snapshot whose NAME.partial is taken: NAME-1, the other left alone",
+		test_snapshot_partial_taken);
 	tap_run("-o -: perf's pipe format, read back", test_pipe);
 	tap_run("-o - -z: perf's pipe format, read back", test_pipe_zstd);
 	return tap_done();
