@@ -118,12 +118,12 @@ int buildid_kernel(u8 *id, u8 *size)
  * A file maps thousands of DSOs (bench/results/scale-dsos.md): the set is
  * indexed by a hash of the name, open addressing, at most half full, so
  * that collecting D DSOs costs O(D) compares, not D x D / 2.
- */
-/*
- * Eight bytes a step: a snapshot looks up each DSO of its maps by name,
- * twice, and the names are long paths (FNV-1a, a byte a step, was most of
- * a lookup).  Each step's shift folds the product's high bits down, so
- * that the low bits the index uses depend on every byte.
+ *
+ * A snapshot looks each DSO of its maps up by name, twice, and the names
+ * are long paths: the hash takes eight bytes a step.  Each step's fold
+ * (h ^= h >> 29) brings the product's high bits down for the next
+ * multiply, and the last multiply's high half is the hash: every bit of
+ * it depends on every byte, so the low bits the index uses do too.
  */
 static unsigned int name_hash(const char *name)
 {
@@ -139,7 +139,8 @@ static unsigned int name_hash(const char *name)
 	for (w = 0; len; len--)		/* the last 0-7 bytes */
 		w = w << 8 | (unsigned char)name[len - 1];
 	h = (h ^ w) * k;
-	return (unsigned int)(h ^ (h >> 32));
+	h ^= h >> 29;
+	return (unsigned int)((h * k) >> 32);
 }
 
 static void slot_put(int *slot, int nslot, const char *name, int i)
