@@ -372,7 +372,7 @@ static bool file_seal(struct out_target *t, const struct out_end *e, u64 data_si
 static int file_finish(struct out_target *t, struct out_end *e)
 {
 	u64 features[PF_FEAT_BITS / 64] = { 0 };
-	bool sealed = e->tail_sealed && !e->werr && e->data_size == e->sealed_size;
+	bool sealed = e->tail_written && !e->werr && e->data_size == e->sealed_size;
 	int err = 0;
 
 	if (e->werr) {
@@ -385,7 +385,7 @@ static int file_finish(struct out_target *t, struct out_end *e)
 		memcpy(features, t->features, sizeof(features));
 	else
 		write_features(t, e, features);
-	if (!sealed || !e->head_sealed)
+	if (!sealed || !e->head_written)
 		err = pf_write_head(t->fd, t->el->evs, t->el->nev, e->data_size, features);
 	if (err)
 		fail_set(err, "finalizing the header of '%s': %s", t->path, strerror(-err));

@@ -58,10 +58,10 @@ struct out_end {
 	/*
 	 * seal() laid out the end for sealed_size bytes of data, and the
 	 * writer wrote it with the data (writer_tail_written()): with
-	 * head_sealed, the final header too
+	 * head_written, the final header too
 	 */
 	u64 sealed_size;
-	bool tail_sealed, head_sealed;
+	bool tail_written, head_written;
 };
 
 struct out_format {

@@ -452,9 +452,9 @@ static void seal(struct out_file *f, struct out_end *e)
 	size = writer_size_with(f->w, f->cur);
 	if (!size)
 		return;
-	e->head_sealed = writer_head_pending(f->w);
-	if (!f->fmt->seal(&f->t, e, size, e->head_sealed)) {
-		e->head_sealed = false;
+	e->head_written = writer_head_pending(f->w);
+	if (!f->fmt->seal(&f->t, e, size, e->head_written)) {
+		e->head_written = false;
 		return;
 	}
 	e->sealed_size = size;
@@ -515,7 +515,7 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 	seal(f, &e);
 	put_last_chunk(f);
 	e.werr = writer_finish(f->w, &e.data_size);
-	e.tail_sealed = e.sealed_size && writer_tail_written(f->w);
+	e.tail_written = e.sealed_size && writer_tail_written(f->w);
 	f->on = false;
 	f->tot.writer_used = writer_kind(f->w);
 	writer_get_stats(f->w, &ws);
@@ -578,14 +578,9 @@ void out_expect(struct out_file *f, u64 raw)
 	f->expect_raw = raw;
 }
 
-void out_watch_cpus(struct out_file *f)
+void out_cpus_online(struct out_file *f, const char *online)
 {
-	hostinfo_watch(&f->host);
-}
-
-void out_cpus_changed(struct out_file *f)
-{
-	hostinfo_cpus_changed(&f->host);
+	hostinfo_cpus_seen(&f->host, online);
 }
 
 int out_prepare(struct out_file *f)

@@ -112,9 +112,15 @@ static bool transient(int res)
 /*
  * By hand: len bytes of data at off, after the header while that waits
  * for the first data (writer_set_head()), and before the tail when this
- * is the file's last chunk (writer_set_tail()): one pwritev().
+ * is the file's last chunk (writer_set_tail()): one pwritev().  The tail
+ * is not data: when the write fails, header and data are written again
+ * without it, and only their failure is the writer's; the tail is then
+ * left to the file's end (a full disk: the data cut back to make room,
+ * out-file.c).  A transient failure (slot_done()) is first done again
+ * whole (again: this is that second time).
  */
-static int write_parts(struct writer *w, const char *data, size_t len, u64 off, bool last)
+static int write_parts(struct writer *w, const char *data, size_t len, u64 off, bool last,
+		       bool again)
 {
 	struct iovec iov[3];
 	bool tail = last && w->tail_len;
@@ -128,6 +134,8 @@ static int write_parts(struct writer *w, const char *data, size_t len, u64 off, 
 	err = pwritev_full(w->fd, iov, n, off - w->head_len);
 	if (!err && tail)
 		w->tail_done = true;
+	else if (err && tail && (again || !transient(err)))
+		err = pwritev_full(w->fd, iov, n - 1, off - w->head_len);
 	return err;
 }
 
@@ -145,7 +153,7 @@ static void slot_done(struct writer *w, struct wslot *s, int res)
 	 */
 	if (transient(res) && !w->o.stream) {
 		w->retries++;
-		res = write_parts(w, s->data, s->len, s->off, s->last) ?: (int)s->len;
+		res = write_parts(w, s->data, s->len, s->off, s->last, true) ?: (int)s->len;
 	}
 	if (res < 0) {
 		set_err(w, res, s->off);
@@ -322,7 +330,7 @@ static void submit(struct writer *w, struct wslot *s, char *data, size_t len,
 		if (w->o.stream)
 			ret = write_full(w->fd, data, len);
 		else
-			ret = write_parts(w, data, len, s->off, s->last);
+			ret = write_parts(w, data, len, s->off, s->last, false);
 		w->write_ns += now_ns() - t0;
 		slot_done(w, s, ret ?: (int)len);
 		w->head_len = 0;
@@ -759,7 +767,8 @@ bool writer_head_pending(const struct writer *w)
 
 u64 writer_size_with(const struct writer *w, const struct chunk *c)
 {
-	if (!w->o.in_caller || w->o.level || w->o.stream || w->last || writer_failed((struct writer *)w))
+	if (!w->o.in_caller || w->o.level || w->o.stream || w->last ||
+	    __atomic_load_n(&w->err, __ATOMIC_RELAXED))
 		return 0;
 	return w->off - w->start + c->len;
 }

@@ -20,16 +20,17 @@
 #define NREC 5000
 
 /*
- * pwritev() and pwrite() as libc's, counted; while fail_writes is above 0
- * each fails with fail_errno before writing, and counts down.
+ * pwritev() and pwrite() as libc's, counted from the close on; the calls
+ * whose number (from 0, both kinds) is set in fail_mask fail with
+ * fail_errno before writing.
  */
-static int nwritev, nwrite, fail_writes, fail_errno;
+static int nwritev, nwrite, ncalls, fail_errno;
+static unsigned int fail_mask;
 
 static bool fail_now(void)
 {
-	if (fail_writes <= 0)
+	if (!(fail_mask & (1u << (ncalls++ & 31))))
 		return false;
-	fail_writes--;
 	errno = fail_errno;
 	return true;
 }
@@ -120,7 +121,7 @@ static int write_copies(const struct out_opts *o, const char *path, struct out_f
 	free(recs);
 	if (err)
 		return err;
-	nwritev = nwrite = 0;
+	nwritev = nwrite = ncalls = 0;
 	err = out_close(f, 0, &ok);
 	return err ?: (ok ? 0 : -EIO);
 }
@@ -225,8 +226,8 @@ static int test_snapshot(void)
  * chunk and the features in one, the header after.  A write that fails
  * leaves the end to be written as before, behind what is on file.
  */
-static int snapshot_writes(int copies, int fails, int err_no, int want_writev, int want_write,
-			   bool want_ok)
+static int snapshot_writes(int copies, unsigned int fails, int err_no, int want_writev,
+			   int want_write, bool want_ok, u64 want_size)
 {
 	struct out_opts o = { .argc = 4, .argv = argv0, .flight = true, .no_buildid = true,
 			      .quiet = true };
@@ -241,11 +242,11 @@ static int snapshot_writes(int copies, int fails, int err_no, int want_writev, i
 	close(fd);
 	unlink(path);
 	o.output = path;
-	fail_writes = fails;
+	fail_mask = fails;
 	fail_errno = err_no;
 	err = write_copies(&o, path, &f, copies);
-	fail_writes = 0;
-	printf("# %d x %d records, %d failing with %s: %d pwritev(), %d pwrite(), %s\n",
+	fail_mask = 0;
+	printf("# %d x %d records, calls 0x%x failing with %s: %d pwritev(), %d pwrite(), %s\n",
 	       copies, NREC, fails, strerror(err_no), nwritev, nwrite, strerror(-err));
 	out_free(f);
 	CHECK(!err == want_ok, "close: %s", strerror(-err));
@@ -256,10 +257,10 @@ static int snapshot_writes(int copies, int fails, int err_no, int want_writev, i
 	if (!want_ok)
 		rename(partial, path);
 	CHECK(pf_open(&pf, path) == 0, "pf_open: %s", pf.errmsg);
-	CHECK(pf.h.data.size == (want_ok ? (u64)copies * NREC * 24 + 8 : 8),
-	      "data size %llu", (unsigned long long)pf.h.data.size);
-	CHECK(!want_ok || (pf.has_sample_time && pf.first_time == 1000 &&
-			   pf.last_time == 1000 + NREC - 1),
+	CHECK(pf.h.data.size == want_size, "data size %llu, not %llu",
+	      (unsigned long long)pf.h.data.size, (unsigned long long)want_size);
+	CHECK(want_size == 8 || (pf.has_sample_time && pf.first_time == 1000 &&
+				 pf.last_time == 1000 + NREC - 1),
 	      "the features: sample time %llu..%llu", (unsigned long long)pf.first_time,
 	      (unsigned long long)pf.last_time);
 	pf_close(&pf);
@@ -267,9 +268,12 @@ static int snapshot_writes(int copies, int fails, int err_no, int want_writev, i
 	return 0;
 }
 
+/* NREC records of 24 bytes copies times, and a FINISHED_ROUND */
+#define WHOLE(copies) ((u64)(copies) * NREC * 24 + 8)
+
 static int test_snapshot_one_write(void)
 {
-	return snapshot_writes(1, 0, 0, 1, 0, true);
+	return snapshot_writes(1, 0, 0, 1, 0, true, WHOLE(1));
 }
 
 static int test_snapshot_chunks(void)
@@ -279,22 +283,40 @@ static int test_snapshot_chunks(void)
 	 * it filled; at the close, the last with the features, then the
 	 * header
 	 */
-	return snapshot_writes(10, 0, 0, 1, 1, true);
+	return snapshot_writes(10, 0, 0, 1, 1, true, WHOLE(10));
 }
 
 static int test_snapshot_write_retried(void)
 {
 	/* ENOMEM (tmpfs without a page): done once more by hand, the end with it */
-	return snapshot_writes(1, 1, ENOMEM, 2, 0, true);
+	return snapshot_writes(1, 1, ENOMEM, 2, 0, true, WHOLE(1));
+}
+
+static int test_snapshot_tail_enospc(void)
+{
+	/*
+	 * The disk full where the features go: header and data written
+	 * again without them (call 1), the features do not fit (2): the
+	 * data cut back to its last boundary, none here, a FINISHED_ROUND
+	 * (3), the features (4), the header (5).  A snapshot kept, no error,
+	 * as when the features were always written by themselves.
+	 */
+	return snapshot_writes(1, 1u << 0 | 1u << 2, ENOSPC, 2, 4, true, 8);
 }
 
 static int test_snapshot_write_failed(void)
 {
 	/*
-	 * EIO: nothing kept; a FINISHED_ROUND for data, the features and the
-	 * header written after it, each by itself
+	 * EIO, again without the end too: nothing kept; a FINISHED_ROUND
+	 * for data, the features and the header written after it
 	 */
-	return snapshot_writes(1, 1, EIO, 1, 3, false);
+	return snapshot_writes(1, 3, EIO, 2, 3, false, 8);
+}
+
+static int test_snapshot_tail_failed(void)
+{
+	/* EIO once: header and data written again without the end, which follows them */
+	return snapshot_writes(1, 1, EIO, 2, 2, true, WHOLE(1));
 }
 
 /*
@@ -391,8 +413,12 @@ int main(void)
 		test_snapshot_chunks);
 	tap_run("a snapshot's write that fails with ENOMEM is done again, the end with it",
 		test_snapshot_write_retried);
-	tap_run("a snapshot's write that fails with EIO: the end written after, readable",
+	tap_run("a snapshot's write that fails with EIO once: the data again, the end after",
+		test_snapshot_tail_failed);
+	tap_run("a snapshot's write that fails with EIO twice: the end written after, readable",
 		test_snapshot_write_failed);
+	tap_run("a snapshot whose features do not fit: the data cut back, no error",
+		test_snapshot_tail_enospc);
 	tap_run("a time-stamped snapshot whose NAME.partial is taken: NAME-1, the other left alone",
 		test_snapshot_partial_taken);
 	tap_run("-o -: perf's pipe format, read back", test_pipe);
