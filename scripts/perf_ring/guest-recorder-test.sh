@@ -326,7 +326,7 @@ else
 		# A snapshot (SIGUSR2) while CPU 1 is offline, the last one
 		# (SIGINT) after it came back.
 		rm -f $d/hp-f.data.*
-		nall=$(nproc)
+		nall=$(grep -c '^processor' /proc/cpuinfo)	# online, whatever the affinity
 		perf-ring record --overwrite --switch-output=signal -a -e cpu-clock -c 1000000 \
 			-o $d/hp-f.data > $d/hp-f.out 2>&1 &
 		pid=$!

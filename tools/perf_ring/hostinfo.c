@@ -204,14 +204,11 @@ static void drop(struct hostinfo *h)
 	h->valid = false;
 }
 
-void hostinfo_watch(struct hostinfo *h)
+void hostinfo_cpus_seen(struct hostinfo *h, const char *online)
 {
-	h->watched = true;
-}
-
-void hostinfo_cpus_changed(struct hostinfo *h)
-{
-	h->cpus_changed = true;
+	h->watched = online != NULL;
+	if (online && (!h->online || strcmp(online, h->online)))
+		h->cpus_changed = true;
 }
 
 int hostinfo_refresh(struct hostinfo *h)

@@ -22,19 +22,19 @@
  * a PMU registered by a module) is as it was at the start or at the last
  * CPU that came or went.
  *
- * A recording watches the online CPUs anyway (hotplug.h: the kernel's
- * uevents at once, the mask at least every 100 ms), so it says when they
- * changed (hostinfo_cpus_changed()) and a refresh reads nothing until
- * then: no system call a file, each of which is a record when perf-ring's
- * own system calls are recorded.  A file closed within the watch's delay
- * after a change (100 ms at most, where uevents do not come) describes
- * the CPUs as they were.  Unwatched, each refresh reads cpu/online and
- * compares.
+ * A recording reads cpu/online anyway (hotplug.h: at once after a
+ * uevent, else at least every 100 ms) and passes on what it read
+ * (hostinfo_cpus_seen()); a refresh reads the host again only when that
+ * differs from what it read itself, and reads no file otherwise (each
+ * read is a system call, and a record when perf-ring's own system calls
+ * are recorded).  A file closed within the watch's delay after a change
+ * (100 ms at most, where no uevent comes) describes the CPUs as they
+ * were.  Unwatched, each refresh reads cpu/online and compares.
  */
 struct hostinfo {
 	bool valid;
-	bool watched;		/* hostinfo_cpus_changed() is called on a change */
-	bool cpus_changed;	/* since the last read */
+	bool watched;		/* hostinfo_cpus_seen() passes on each look */
+	bool cpus_changed;	/* the last look differs from online */
 	char *online;		/* cpu/online when read, NULL if unreadable */
 	struct utsname u;
 	u32 nr_conf, nr_online;	/* HEADER_NRCPUS */
@@ -47,9 +47,11 @@ struct hostinfo {
 
 /* Read the host into h, unless h holds it and no CPU came or went: 0 or -ENOMEM. */
 int hostinfo_refresh(struct hostinfo *h);
-/* From now on the online CPUs are watched by the caller, who says when they change. */
-void hostinfo_watch(struct hostinfo *h);
-void hostinfo_cpus_changed(struct hostinfo *h);
+/*
+ * cpu/online as the caller's watch read it now; NULL: the watch could not
+ * read it, and each refresh reads it.
+ */
+void hostinfo_cpus_seen(struct hostinfo *h, const char *online);
 void hostinfo_free(struct hostinfo *h);
 /* Mount point of tracefs with an events/ directory, or NULL. */
 const char *tracefs_path(void);

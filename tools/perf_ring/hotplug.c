@@ -11,30 +11,32 @@
 
 #include "hotplug.h"
 
-/* The online mask from the descriptor kept open, else as util.c reads it. */
+/*
+ * The online mask from the descriptor kept open, its text in hp->online;
+ * else as util.c reads it, and hp->online empty.
+ */
 static int read_mask(struct hotplug *hp, bool *online)
 {
-	char buf[4096];
-	ssize_t n;
+	ssize_t n = -1;
 
-	if (hp->online_fd >= 0) {
-		n = pread(hp->online_fd, buf, sizeof(buf) - 1, 0);
-		if (n > 0) {
-			buf[n] = '\0';
-			return parse_cpu_list(buf, online, MAX_CPUS);
-		}
-	}
+	if (hp->online_fd >= 0)
+		n = pread(hp->online_fd, hp->online, sizeof(hp->online) - 1, 0);
+	hp->online[n > 0 ? n : 0] = '\0';
+	if (n > 0)
+		return parse_cpu_list(hp->online, online, MAX_CPUS);
 	return online_cpus(online, MAX_CPUS);
 }
 
 void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o)
 {
+	bool online[MAX_CPUS] = { false };
+
 	*hp = (struct hotplug){
 		.uevent_fd = -1, .per_cpu = o->per_cpu, .backward = o->backward,
 		.quiet = o->quiet, .sample_type = o->sample_type,
 	};
 	hp->online_fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	hp->have_mask = !read_mask(hp, hp->online);
+	read_mask(hp, online);
 }
 
 void hotplug_listen(struct hotplug *hp)
@@ -61,6 +63,7 @@ void hotplug_close(struct hotplug *hp)
 	if (hp->online_fd >= 0)
 		close(hp->online_fd);
 	hp->online_fd = -1;
+	hp->online[0] = '\0';
 }
 
 static bool ours(const struct ring *rings, int nrings, int cpu)
@@ -124,9 +127,9 @@ static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nring
  */
 #define HOTPLUG_CHECK_NS 100000000ULL
 
-bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
 {
-	bool online[MAX_CPUS] = { false }, changed;
+	bool online[MAX_CPUS] = { false };
 	u64 now = now_ns();
 	double s = (now - hp->t0) / 1e9;
 
@@ -134,16 +137,12 @@ bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, boo
 	if (hp->uevent_fd >= 0 && read_uevents(hp, rings, nrings, now))
 		force = true;
 	if (hp->no_mask || (!force && now - hp->checked < HOTPLUG_CHECK_NS))
-		return false;
+		return;
 	hp->checked = now;
 	if (read_mask(hp, online)) {
 		hp->no_mask = true;
-		return false;
+		return;
 	}
-	changed = !hp->have_mask || memcmp(online, hp->online, sizeof(online));
-	if (changed)
-		memcpy(hp->online, online, sizeof(online));
-	hp->have_mask = true;
 	for (int i = 0; i < nrings; i++) {
 		int cpu = rings[i].cpu;
 		struct hp_cpu *st;
@@ -175,7 +174,11 @@ bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, boo
 					"the recorded tasks' events count there again");
 		}
 	}
-	return changed;
+}
+
+const char *hotplug_online(const struct hotplug *hp)
+{
+	return hp->online[0] ? hp->online : NULL;
 }
 
 int hotplug_next_back(struct hotplug *hp)

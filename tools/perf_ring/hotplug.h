@@ -23,14 +23,13 @@ struct hotplug {
 	int uevent_fd;		/* kernel uevents (NETLINK_KOBJECT_UEVENT), -1: none */
 	int online_fd;		/* cpu/online, read from its start at each look; -1: none */
 	bool no_mask;		/* the online mask cannot be read */
-	bool have_mask;		/* online[] holds the last look's mask */
 	bool per_cpu;		/* -a/-C events, which a CPU going offline stops */
 	bool backward;		/* flight recorder buffers */
 	bool quiet;
 	u64 sample_type;
 	int nback;		/* CPUs with back set */
 	struct hp_cpu cpu[MAX_CPUS];	/* by CPU number */
-	bool online[MAX_CPUS];		/* every CPU's, as last read */
+	char online[4096];	/* cpu/online as the last look read it; "": not read */
 };
 
 /* What the recording asks of the hotplug watch; record.c builds it. */
@@ -43,7 +42,7 @@ struct hotplug_opts {
 
 /*
  * No CPU seen going offline yet, no uevents listened to; cpu/online
- * opened, to be read at each look (one system call, not four).
+ * opened and read, then read again from its start at each look.
  */
 void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o);
 /*
@@ -54,17 +53,21 @@ void hotplug_init(struct hotplug *hp, const struct hotplug_opts *o);
 void hotplug_listen(struct hotplug *hp);
 /*
  * Read the uevents and the online mask (at most every 100 ms unless
- * force) and say what changed for the CPUs of the rings.  True when the
- * mask read differs from the last one read (any CPU, recorded or not; the
- * first read counts as a change): the header features that describe the
- * CPUs are then read again (hostinfo_cpus_changed()).
+ * force, at once after a uevent about any CPU) and say what changed for
+ * the CPUs of the rings.
  */
-bool hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
 /*
  * -a/-C: a CPU that came back since the last call, whose events the
  * recorder opens again (evlist_reopen_cpu()); -1 when there is none.
  */
 int hotplug_next_back(struct hotplug *hp);
+/*
+ * cpu/online as the last look read it (the header's description of the
+ * CPUs is read again when it differs from what that read: hostinfo.h),
+ * or NULL when the descriptor could not be read.
+ */
+const char *hotplug_online(const struct hotplug *hp);
 /* Opening the events of a CPU that came back failed (-errno): for the summary. */
 void hotplug_reopen_failed(struct hotplug *hp, int cpu, int err);
 void hotplug_close(struct hotplug *hp);

@@ -60,11 +60,11 @@ struct out_file *out_new(const struct out_opts *o, const struct evlist *el);
  */
 int out_prepare(struct out_file *f);
 /*
- * The online CPUs are watched by the caller from now on, who says when
- * they change: each file's features read them again only then (hostinfo.h).
+ * cpu/online as the caller's watch read it now (NULL: it could not): the
+ * next file's features read the CPUs again only when that differs from
+ * what they read last (hostinfo.h).
  */
-void out_watch_cpus(struct out_file *f);
-void out_cpus_changed(struct out_file *f);
+void out_cpus_online(struct out_file *f, const char *online);
 /*
  * Memory that writing a file of raw bytes of records takes (0: a stream of
  * unknown length), for memlimit_check(); an upper bound.

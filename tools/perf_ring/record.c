@@ -349,8 +349,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		if (err)
 			break;
 		triggers_revents(trig, tfd, ntfd);
-		if (hotplug_check(hp, el->rings, el->nrings, false))
-			out_cpus_changed(s->out);
+		hotplug_check(hp, el->rings, el->nrings, false);
+		out_cpus_online(s->out, hotplug_online(hp));
 		reopen_back(o, el, hp);
 		err = s->ops->read(s);
 		if (err || sink_failed(s))
@@ -381,8 +381,8 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	}
 	/* stop: no new records; the sink reads what is left */
 	evlist_stop(el);
-	if (hotplug_check(hp, el->rings, el->nrings, true))
-		out_cpus_changed(s->out);
+	hotplug_check(hp, el->rings, el->nrings, true);
+	out_cpus_online(s->out, hotplug_online(hp));
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);
 	if (o->tail_synth && !o->overwrite && run && err >= 0 && !sink_failed(s))
@@ -678,8 +678,6 @@ static int record_open(struct record *rec)
 	err = record_mem_check(rec);
 	if (err)
 		return err;
-	/* the loop's hotplug check says when the CPUs change (hostinfo.h) */
-	out_watch_cpus(rec->out);
 	return out_prepare(rec->out) ?: rec->s->ops->start(rec->s);
 }
 

@@ -405,45 +405,59 @@ static void set_mask(int fd, const char *mask)
 }
 
 /*
- * A recording's hotplug check says when the online mask changed, and a
- * watched hostinfo reads the host again then, and only then.
+ * A recording's hotplug watch reads cpu/online at each look and passes it
+ * on; a watched hostinfo reads the host again when that differs from
+ * what it read itself, and only then.
  */
 static int test_host_watched(void)
 {
 	struct hostinfo h = { 0 };
 	struct hotplug hp;
 	int fd = memfd_create("online", MFD_CLOEXEC);
+	char host[4096];
 	u64 mem_kb;
 
 	CHECK(fd >= 0, "memfd: %s", strerror(errno));
 	hotplug_init(&hp, &(struct hotplug_opts){ .quiet = true });
-	CHECK(hp.online_fd >= 0 && hp.have_mask, "cpu/online opened and read at the start");
-	CHECK(!hotplug_check(&hp, NULL, 0, true), "the same CPUs at the first look: no change");
+	CHECK(hp.online_fd >= 0 && hotplug_online(&hp), "cpu/online opened and read at the start");
+	snprintf(host, sizeof(host), "%s", hotplug_online(&hp));
 	close(hp.online_fd);
 	hp.online_fd = fd;	/* the kept descriptor, read from its start each look */
-	set_mask(fd, "0-1023\n");	/* not this host's: MAX_CPUS online */
-	CHECK(hotplug_check(&hp, NULL, 0, true), "0-1023 after the host's mask: a change");
-	CHECK(!hotplug_check(&hp, NULL, 0, true), "0-1023 again: no change");
+	set_mask(fd, "0-1023\n");
+	hotplug_check(&hp, NULL, 0, true);
+	CHECK(!strcmp(hotplug_online(&hp), "0-1023\n"), "a look: '%s'", hotplug_online(&hp));
 	set_mask(fd, "0,2\n");
-	CHECK(!hotplug_check(&hp, NULL, 0, false), "within 100 ms of the last look: not looked at");
-	CHECK(hotplug_check(&hp, NULL, 0, true), "0,2: a change");
+	hotplug_check(&hp, NULL, 0, false);
+	CHECK(!strcmp(hotplug_online(&hp), "0-1023\n"), "within 100 ms of the last: no look");
 	hotplug_close(&hp);
-	CHECK(hp.online_fd == -1, "closed");
+	CHECK(hp.online_fd == -1 && !hotplug_online(&hp), "closed, nothing read after");
 
-	hostinfo_watch(&h);
-	CHECK(hostinfo_refresh(&h) == 0 && h.valid, "the host read");
+	CHECK(hostinfo_refresh(&h) == 0 && h.valid && h.online && !strcmp(h.online, host),
+	      "the host read: '%s'", h.online ? h.online : "(none)");
 	mem_kb = h.mem_kb;
 	h.mem_kb = 1;		/* a mark: a read would write MemTotal over it */
+	hostinfo_cpus_seen(&h, host);
+	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1, "the watch saw what was read: nothing read");
+	/*
+	 * The watch saw CPU 1 gone; the host read again finds it back (it
+	 * came back for a moment); the watch's next look sees it gone again,
+	 * its mask as at its look before: still not what the host read, so
+	 * the next refresh reads cpu/online again.
+	 */
+	hostinfo_cpus_seen(&h, "0\n");
+	CHECK(h.cpus_changed, "the watch saw another mask: to be read again");
+	CHECK(hostinfo_refresh(&h) == 0 && !h.cpus_changed && h.mem_kb == 1 &&
+	      !strcmp(h.online, host), "read: cpu/online as it was, the rest kept");
+	hostinfo_cpus_seen(&h, "0\n");
+	CHECK(h.cpus_changed, "the same look again, still not what was read: to be read again");
 	free(h.online);
-	h.online = strdup("0-4095");	/* not read: not compared either */
-	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1, "watched: nothing read until told");
-	hostinfo_cpus_changed(&h);
+	h.online = strdup("0-4095\n");	/* as if the read had found another mask */
 	CHECK(hostinfo_refresh(&h) == 0 && h.valid && h.mem_kb == mem_kb,
-	      "told of a change: read again (%llu kB)", (unsigned long long)h.mem_kb);
+	      "cpu/online changed: the host read again (%llu kB)", (unsigned long long)h.mem_kb);
 	h.mem_kb = 1;
-	hostinfo_cpus_changed(&h);
+	hostinfo_cpus_seen(&h, NULL);
 	CHECK(hostinfo_refresh(&h) == 0 && h.mem_kb == 1,
-	      "told, but cpu/online as it was: the rest kept");
+	      "the watch cannot read: cpu/online read here, as it was: the rest kept");
 	hostinfo_free(&h);
 	return 0;
 }
@@ -461,7 +475,7 @@ int main(void)
 	tap_run("-k: HEADER_CLOCKID and HEADER_CLOCK_DATA as perf's", test_clock);
 	tap_run("the host's features read once, again when the online CPUs change",
 		test_host_cached);
-	tap_run("watched: the host's features read again when the hotplug check says so",
+	tap_run("watched: the host's features read again when the watch's look differs from them",
 		test_host_watched);
 	return tap_done();
 }
