@@ -178,7 +178,7 @@ void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, boo
 
 const char *hotplug_online(const struct hotplug *hp)
 {
-	return hp->online[0] ? hp->online : NULL;
+	return hp->online[0] && !hp->no_mask ? hp->online : NULL;
 }
 
 int hotplug_next_back(struct hotplug *hp)

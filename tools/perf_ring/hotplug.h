@@ -65,7 +65,8 @@ int hotplug_next_back(struct hotplug *hp);
 /*
  * cpu/online as the last look read it (the header's description of the
  * CPUs is read again when it differs from what that read: hostinfo.h),
- * or NULL when the descriptor could not be read.
+ * or NULL when it could not be read or parsed (the watch no longer looks:
+ * no_mask).
  */
 const char *hotplug_online(const struct hotplug *hp);
 /* Opening the events of a CPU that came back failed (-errno): for the summary. */

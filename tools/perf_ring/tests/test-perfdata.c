@@ -429,6 +429,9 @@ static int test_host_watched(void)
 	set_mask(fd, "0,2\n");
 	hotplug_check(&hp, NULL, 0, false);
 	CHECK(!strcmp(hotplug_online(&hp), "0-1023\n"), "within 100 ms of the last: no look");
+	set_mask(fd, "0-1100\n");	/* beyond MAX_CPUS: the watch stops looking */
+	hotplug_check(&hp, NULL, 0, true);
+	CHECK(hp.no_mask && !hotplug_online(&hp), "a mask it cannot parse: none passed on");
 	hotplug_close(&hp);
 	CHECK(hp.online_fd == -1 && !hotplug_online(&hp), "closed, nothing read after");
 
