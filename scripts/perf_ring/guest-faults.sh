@@ -166,8 +166,9 @@ by_signal() { [ "$1" -gt 128 ] && [ "$1" -le 192 ]; }
 # file it left reads.  A snapshot a kill interrupted is FILE.partial,
 # never renamed to its name: perf-ring report --recover must rebuild it
 # into a file that reads, unless it holds less than a perf.data header
-# (nothing was written yet).  A run that ended by itself leaves no
-# .partial.
+# (nothing was written yet).  A run that ended by itself leaves a
+# .partial only where it says so: a snapshot it could not rename (whole),
+# or one whose header could not be finalized (for --recover).
 check_rec() {
 	name=$1 file=$2 how=
 	if [ "$rc" = 139 ] && [ "$(sigframes)" != "${sr0:-}" ]; then
@@ -202,6 +203,14 @@ check_rec() {
 			if ! by_signal "$rc"; then
 				if grep -qF "the snapshot is whole in '$f'" $d/$name.out && readable "$f"; then
 					echo "# $name: ${f##*/}: not renamed, as perf-ring says, and $(reader) reads it"
+					nf=$((nf + 1))
+					continue
+				fi
+				# its header could not be finalized: kept for --recover
+				if grep -qF "the snapshot stays '$f'" $d/$name.out &&
+				   perf-ring report --recover -i "$f" -o "$f.rec" > "$f.rep" 2>&1 &&
+				   readable "$f.rec"; then
+					echo "# $name: ${f##*/}: its header not finalized, as perf-ring says; --recover rebuilt it, and $(reader) reads it"
 					nf=$((nf + 1))
 					continue
 				fi

@@ -394,8 +394,23 @@ static int file_finish(struct out_target *t, struct out_end *e)
 		fail_set(err, "closing '%s': %s", t->path, strerror(errno));
 	}
 	t->fd = -1;
-	if (t->partial)
-		err = rename_partial(t, err);
+	if (t->partial && !err)
+		return rename_partial(t, err);
+	if (t->partial) {
+		char tmp[sizeof(t->path) + 16];
+
+		/*
+		 * The header on file may be seal()'s, for a layout that is not
+		 * (its features not written), or the first one: the snapshot
+		 * keeps its temporary name, for --recover, never taken for
+		 * whole; the snapshot's line names it.
+		 */
+		partial_name(t, tmp, sizeof(tmp));
+		fprintf(stderr, "perf-ring record: the snapshot stays '%s' ('perf-ring report "
+			"--recover -i %s -o OUT' makes a file perf reads)\n", tmp, tmp);
+		if (strlen(tmp) < sizeof(t->path))
+			memcpy(t->path, tmp, strlen(tmp) + 1);
+	}
 	return err;
 }
 

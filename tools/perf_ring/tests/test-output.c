@@ -320,6 +320,42 @@ static int test_snapshot_tail_failed(void)
 }
 
 /*
+ * The end's write fails, the data goes again without it, the features
+ * go, and then the header's write fails too: the header on file is the
+ * one laid out for the end that is not there.  The snapshot keeps its
+ * temporary name (for --recover), never its own.
+ */
+static int test_snapshot_head_failed(void)
+{
+	struct out_opts o = { .argc = 4, .argv = argv0, .flight = true, .no_buildid = true,
+			      .quiet = true };
+	char path[4096], partial[4200];
+	struct out_file *f;
+	struct stat st;
+	int fd, err;
+
+	tap_tmpname(path, sizeof(path), "perf-ring-out");
+	fd = mkstemp(path);
+	CHECK(fd >= 0, "mkstemp");
+	close(fd);
+	unlink(path);
+	o.output = path;
+	snprintf(partial, sizeof(partial), "%s.partial", path);
+	fail_mask = 1u << 0 | 1u << 3;
+	fail_errno = EIO;
+	err = write_copies(&o, path, &f, 1);
+	fail_mask = 0;
+	CHECK(err == -EIO, "close: %s", strerror(-err));
+	CHECK(nwritev == 2 && nwrite == 2, "%d pwritev(), %d pwrite()", nwritev, nwrite);
+	CHECK(!strcmp(out_path(f), partial), "named '%s'", out_path(f));
+	out_free(f);
+	CHECK(lstat(path, &st) && errno == ENOENT, "'%s' exists", path);
+	CHECK(!lstat(partial, &st) && S_ISREG(st.st_mode), "'%s' kept", partial);
+	unlink(partial);
+	return 0;
+}
+
+/*
  * A time-stamped snapshot whose NAME.partial is taken (another recorder
  * with the same -o, in the same millisecond, is writing it): the
  * snapshot takes NAME-1, the other file is left as it is.
@@ -419,6 +455,8 @@ int main(void)
 		test_snapshot_write_failed);
 	tap_run("a snapshot whose features do not fit: the data cut back, no error",
 		test_snapshot_tail_enospc);
+	tap_run("a snapshot whose header cannot be finalized stays NAME.partial",
+		test_snapshot_head_failed);
 	tap_run("a time-stamped snapshot whose NAME.partial is taken: NAME-1, the other left alone",
 		test_snapshot_partial_taken);
 	tap_run("-o -: perf's pipe format, read back", test_pipe);
