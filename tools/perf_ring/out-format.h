@@ -6,8 +6,8 @@
  * standard output (everything the reader needs ahead of the data, nothing
  * written back).  output.c owns the recording's state (the chunks, the
  * counts, the build-ids, the memory checks, the files kept) and calls a
- * format only to create its output, to write what goes after the data,
- * and to rename it.  A format sees the file through struct out_target
+ * format only to create its output, to lay out or write what goes after
+ * the data, and to rename it.  A format sees the file through struct out_target
  * and nothing else of output.c's.  It does not include output.h (the
  * two would import each other): a format reads struct out_opts through
  * output.h, included beside this header.
