@@ -171,6 +171,21 @@ else
 	nok "the manual's option table matches the parser's" "$(echo "$out" | head -5)"
 fi
 
+# execd PID...: wait (2 s at most) until each process runs close-loop: an
+# exec between perf-ring's synthesis of the threads and its events' start
+# has no COMM (perf record's order too), and the samples would be e2e.sh's
+execd() {
+	local p n
+	for _ in $(seq 100); do
+		n=0
+		for p; do
+			[ "$(cat /proc/$p/comm 2>/dev/null)" = close-loop ] && n=$((n + 1))
+		done
+		[ $n = $# ] && return 0
+		sleep 0.02
+	done
+}
+
 # -G: only the tasks of the cgroup, beside the same work outside it
 cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 if [ -z "$cgmnt" ] || ! mkdir -p "$cgmnt/perf-ring-e2e-$$" 2>/dev/null; then
@@ -179,6 +194,7 @@ else
 	cg=perf-ring-e2e-$$
 	(echo "$BASHPID" >"$cgmnt/$cg/cgroup.procs" && exec "$CL" 20000000) & inpid=$!
 	"$CL" 20000000 & outpid=$!
+	execd $inpid $outpid
 	rm -f cg.data
 	"$PR" record -e cpu-clock -a -G "$cg" -o cg.data -- sleep 1 2>cg.err
 	rc=$?
@@ -203,6 +219,7 @@ else
 	(echo "$BASHPID" >"$cgmnt/$ca/cgroup.procs" && exec "$CL" 20000000) & apid=$!
 	(echo "$BASHPID" >"$cgmnt/$cb/cgroup.procs" && exec "$CL" 20000000) & bpid=$!
 	"$CL" 20000000 & outpid=$!
+	execd $apid $bpid $outpid
 	rm -f cg2.data
 	"$PR" record -e cpu-clock -e task-clock -a -G "$ca,$cb" -o cg2.data -- sleep 1 2>cg2.err
 	rc=$?
