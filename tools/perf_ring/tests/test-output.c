@@ -165,19 +165,30 @@ static int read_back_unlink(const char *path, int level, bool pipe)
 }
 
 /*
- * A file format's output under a fresh name in the scratch directory (made
- * by mkstemp, then removed so that the output creates it): *fp is the
- * closed file, to free; 0, or -1 with the failed check printed.
+ * A fresh name in the scratch directory, made by mkstemp and then removed
+ * so that the output creates it: 0, or -1 with the failed check printed.
  */
-static int write_fresh(struct out_opts *o, char *path, size_t size, struct out_file **fp)
+static int fresh_name(char *path, size_t size)
 {
-	int fd, err;
+	int fd;
 
 	tap_tmpname(path, size, "perf-ring-out");
 	fd = mkstemp(path);
 	CHECK(fd >= 0, "mkstemp");
 	close(fd);
 	unlink(path);
+	return 0;
+}
+
+/*
+ * A file format's output under a fresh name: *fp is the closed file, to
+ * free; 0, or -1 with the failed check printed.
+ */
+static int write_fresh(struct out_opts *o, char *path, size_t size, struct out_file **fp)
+{
+	int err;
+
+	CHECK(!fresh_name(path, size), "a fresh name");
 	o->output = path;
 	err = write_one(o, path, fp);
 	CHECK(!err, "write: %s", strerror(-err));
@@ -234,13 +245,9 @@ static int snapshot_writes(int copies, unsigned int fails, int err_no, int want_
 	struct out_file *f;
 	char path[4096], partial[4200];
 	struct pf_file pf;
-	int fd, err;
+	int err;
 
-	tap_tmpname(path, sizeof(path), "perf-ring-out");
-	fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	close(fd);
-	unlink(path);
+	CHECK(!fresh_name(path, sizeof(path)), "a fresh name");
 	o.output = path;
 	fail_mask = fails;
 	fail_errno = err_no;
@@ -332,13 +339,9 @@ static int test_snapshot_head_failed(void)
 	char path[4096], partial[4200];
 	struct out_file *f;
 	struct stat st;
-	int fd, err;
+	int err;
 
-	tap_tmpname(path, sizeof(path), "perf-ring-out");
-	fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
-	close(fd);
-	unlink(path);
+	CHECK(!fresh_name(path, sizeof(path)), "a fresh name");
 	o.output = path;
 	snprintf(partial, sizeof(partial), "%s.partial", path);
 	fail_mask = 1u << 0 | 1u << 3;
@@ -373,11 +376,7 @@ static int test_snapshot_partial_taken(void)
 	int fd, err;
 
 	CHECK(recs, "records");
-	tap_tmpname(base, sizeof(base), "perf-ring-out");
-	fd = mkstemp(base);
-	CHECK(fd >= 0, "mkstemp");
-	close(fd);
-	unlink(base);
+	CHECK(!fresh_name(base, sizeof(base)), "a fresh name");
 	o.output = base;
 	snprintf(name, sizeof(name), "%s.20261206000000000", base);
 	snprintf(other, sizeof(other), "%s.partial", name);
