@@ -12,7 +12,7 @@ pkgs=(
 	qemu-system-x86 busybox-static libzstd-dev liburing-dev libbpf-dev zstd sparse
 	linux-perf gnuplot-nox util-linux procps kmod python3 python3-docutils man-db
 	clang libclang-rt-14-dev llvm lld
-	gcc-multilib python3-ply python3-git
+	gcc-multilib python3-ply python3-git strace
 )
 # make deb, make deb-check: the packaging tools, and what builds the guest
 [ "${DEB:-}" != 1 ] || pkgs+=(debhelper dpkg-dev fakeroot lintian mmdebstrap e2fsprogs

@@ -430,9 +430,13 @@ static void evlist_opts_of(const struct record_opts *o, struct evlist_opts *eo)
 		 * A tracking dummy of its own for streaming: -D and --control
 		 * turn the recorded events off for a while, and what happens
 		 * meanwhile (an exec, an mmap) must still be recorded, as perf
-		 * record's tracking dummy does.
+		 * record's tracking dummy does.  -a and -C too: the dummy is on
+		 * before the threads are synthesized from /proc (record_open()),
+		 * so that a task that execs or maps while they are read, before
+		 * the events start, is still named; perf record -a adds its
+		 * dummy for the same reason.
 		 */
-		.tracking = o->delay_ms || o->control,
+		.tracking = o->delay_ms || o->control || o->system_wide,
 		.trig_first = o->switch_ev_first, .trig_nr = o->switch_ev_nr,
 		.cpu_mask = o->cpu_mask, .system_wide = o->system_wide,
 		.pids = o->pids, .npids = o->npids, .tids = o->tids,
@@ -518,7 +522,8 @@ static int record_add_dummy(struct record *rec)
 	rec->setup_exit = SETUP_EXIT;
 	if (o->events.nr == MAX_EVENTS)
 		return fail_set(-E2BIG, "%s: at most %d events",
-				o->overwrite ? "--overwrite" : o->delay_ms ? "-D" : "--control",
+				o->overwrite ? "--overwrite" : o->delay_ms ? "-D" :
+				o->control ? "--control" : o->cpu_list_given ? "-C" : "-a",
 				MAX_EVENTS - 1);
 	if (events_parse("dummy", &o->events, msg, sizeof(msg)))
 		return fail_set(-EINVAL, "%s", msg);
@@ -646,10 +651,16 @@ static int record_open(struct record *rec)
 	/*
 	 * Synthesized records: the kernel map, and with -a or -p the threads
 	 * that exist now (a command's are seen as it starts).  What happens
-	 * later comes from the kernel's side-band records.  With
-	 * --tail-synthesize, at the end instead (the flight recorder's
-	 * snapshots carry their side-band store either way).
+	 * later comes from the kernel's side-band records, which start
+	 * before the threads are read, so that what changes while they are
+	 * read is recorded too (the same task twice is harmless: the
+	 * kernel's record comes after the synthesized one).  A command's
+	 * start at its exec.  With --tail-synthesize, at the end instead
+	 * (the flight recorder's snapshots carry their side-band store
+	 * either way).
 	 */
+	if (!o->wl_target)
+		evlist_track(el);
 	if (!o->tail_synth || o->overwrite)
 		synth_start(o, el, &rec->synth);
 	rec->s = o->overwrite ? sink_flight_new(&rec->sink_opts, el, rec->out, &rec->synth) :
@@ -693,8 +704,6 @@ static int record_run(struct record *rec)
 	struct evlist *el = &rec->el;
 	int err;
 
-	if (!o->wl_target)
-		evlist_track(el);
 	if (!o->wl_target && !o->delay_ms)
 		evlist_enable(el, true);
 	el->enabled = !o->delay_ms;	/* a command's: at its exec */

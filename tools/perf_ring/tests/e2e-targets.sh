@@ -329,3 +329,35 @@ else
 		"exit $rc, $nio ioctl() for $nev events (want < $((3 * nev))), prctl $npr: $(cat thr.err)"
 fi
 rm -f thr.data thr.out thr.stat thr.err
+
+# -a: the side-band records (a dummy event, as perf record -a's) start
+# before the threads are read from /proc, so that a task that execs or
+# maps while they are read is still named in the file; the sampled
+# events start after.  Seen in the order of perf-ring's system calls:
+# each dummy's PERF_EVENT_IOC_ENABLE before the first /proc/PID read.
+for ow in "" --overwrite; do
+	what="-a${ow:+ $ow}: the side-band on before /proc is read"
+	if ! command -v strace >/dev/null; then
+		skip "$what" "no strace (make deps installs it)"
+		continue
+	fi
+	PERF_RING_SYNTH=proc strace -f -qq -o sb.trace -e trace=perf_event_open,ioctl,openat \
+		"$PR" record -q -a $ow -e cpu-clock -o sb.data -- true 2>sb.err
+	rc=$?
+	order=$(awk '
+		/perf_event_open\(.*config=PERF_COUNT_SW_DUMMY.*comm=1/ { sub(/.*= /, ""); dummy[$0] = 1; nd++ }
+		/ioctl\([0-9]+, PERF_EVENT_IOC_ENABLE/ && !on {
+			fd = $0; sub(/.*ioctl\(/, "", fd); sub(/,.*/, "", fd)
+			if (fd in dummy) on = NR
+		}
+		/openat\(.*"\/proc\/[0-9]+\/(status|task|comm|stat|maps)"/ && !proc { proc = NR }
+		END { print nd + 0, on + 0, proc + 0 }' sb.trace)
+	set -- $order
+	if [ $rc = 0 ] && [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt "$2" ]; then
+		ok "$what ($1 dummies; enabled at system call $2 of the trace, /proc/PID first read at $3)"
+	else
+		nok "$what" "exit $rc; dummies $1, first enable at line $2, first /proc/PID at line $3" \
+			"$(tail -2 sb.err)"
+	fi
+done
+rm -f sb.trace sb.data sb.err
