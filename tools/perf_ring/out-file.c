@@ -385,7 +385,7 @@ static int file_finish(struct out_target *t, struct out_end *e)
 		memcpy(features, t->features, sizeof(features));
 	else
 		write_features(t, e, features);
-	if (!sealed || !e->head_written)
+	if (!sealed || !e->head_with_tail)
 		err = pf_write_head(t->fd, t->el->evs, t->el->nev, e->data_size, features);
 	if (err)
 		fail_set(err, "finalizing the header of '%s': %s", t->path, strerror(-err));

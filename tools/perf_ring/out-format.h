@@ -57,11 +57,13 @@ struct out_end {
 	const struct writer *w;	/* where the data may be cut (writer_boundary_before()) */
 	/*
 	 * seal() laid out the end for sealed_size bytes of data, and the
-	 * writer wrote it with the data (writer_tail_written()): with
-	 * head_written, the final header too
+	 * writer wrote it with the data (writer_tail_written()).
+	 * head_with_tail: the final header was laid out to go with it (the
+	 * first was still waiting for the data), so it is on file only when
+	 * tail_written is.
 	 */
 	u64 sealed_size;
-	bool tail_written, head_written;
+	bool tail_written, head_with_tail;
 };
 
 struct out_format {

@@ -452,9 +452,9 @@ static void seal(struct out_file *f, struct out_end *e)
 	size = writer_size_with(f->w, f->cur);
 	if (!size)
 		return;
-	e->head_written = writer_head_pending(f->w);
-	if (!f->fmt->seal(&f->t, e, size, e->head_written)) {
-		e->head_written = false;
+	e->head_with_tail = writer_head_pending(f->w);
+	if (!f->fmt->seal(&f->t, e, size, e->head_with_tail)) {
+		e->head_with_tail = false;
 		return;
 	}
 	e->sealed_size = size;
