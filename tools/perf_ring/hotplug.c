@@ -127,16 +127,18 @@ static bool read_uevents(struct hotplug *hp, const struct ring *rings, int nring
  */
 #define HOTPLUG_CHECK_NS 100000000ULL
 
-void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force)
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force,
+		   bool uevents)
 {
 	bool online[MAX_CPUS] = { false };
 	u64 now = now_ns();
 	double s = (now - hp->t0) / 1e9;
+	bool due = force || now - hp->checked >= HOTPLUG_CHECK_NS;
 
 	/* a uevent about a CPU: the mask now, to see the whole change */
-	if (hp->uevent_fd >= 0 && read_uevents(hp, rings, nrings, now))
-		force = true;
-	if (hp->no_mask || (!force && now - hp->checked < HOTPLUG_CHECK_NS))
+	if (hp->uevent_fd >= 0 && (uevents || due) && read_uevents(hp, rings, nrings, now))
+		due = true;
+	if (hp->no_mask || !due)
 		return;
 	hp->checked = now;
 	if (read_mask(hp, online)) {

@@ -54,9 +54,12 @@ void hotplug_listen(struct hotplug *hp);
 /*
  * Read the uevents and the online mask (at most every 100 ms unless
  * force, at once after a uevent about any CPU) and say what changed for
- * the CPUs of the rings.
+ * the CPUs of the rings.  uevents: poll() found the uevent socket
+ * readable; it is read then, with force, and at each look at the mask
+ * (a wait skipped while the buffers are busy polls nothing).
  */
-void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force);
+void hotplug_check(struct hotplug *hp, const struct ring *rings, int nrings, bool force,
+		   bool uevents);
 /*
  * -a/-C: a CPU that came back since the last call, whose events the
  * recorder opens again (evlist_reopen_cpu()); -1 when there is none.

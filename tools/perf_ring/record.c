@@ -331,7 +331,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
 	u64 mem_ns = 0, gone_ns = 0;
-	int err = 0, ntfd;
+	int err = 0, ntfd, uev;
 	bool limit = false;	/* --max-size reached */
 
 	while (run) {
@@ -343,13 +343,14 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		if (!o->workload && o->npids && targets_gone(o, el, &gone_ns))
 			break;		/* every -p process (-t thread) has exited */
 		ntfd = triggers_pollfds(trig, tfd, ARRAY_SIZE(tfd) - 1);
-		if (hp->uevent_fd >= 0)
+		uev = hp->uevent_fd >= 0 ? ntfd : -1;
+		if (uev >= 0)
 			tfd[ntfd++] = (struct pollfd){ .fd = hp->uevent_fd, .events = POLLIN };
 		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
 		if (err)
 			break;
 		triggers_revents(trig, tfd, ntfd);
-		hotplug_check(hp, el->rings, el->nrings, false);
+		hotplug_check(hp, el->rings, el->nrings, false, uev >= 0 && tfd[uev].revents);
 		out_cpus_online(s->out, hotplug_online(hp));
 		reopen_back(o, el, hp);
 		err = s->ops->read(s);
@@ -364,9 +365,13 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		}
 		/*
 		 * What grows as it runs (side-band, the kernel's own) still
-		 * fits; looked at every 10 ms at most, off the hot path.
+		 * fits; looked at every 10 ms at most, off the hot path.  The
+		 * flight recorder's memory is all taken at its start (the
+		 * snapshot buffers, the side-band store) and a snapshot looks
+		 * for itself: once a second between snapshots (each look is a
+		 * read of each limited cgroup level's files).
 		 */
-		if (memlimit_on() && now_ns() - mem_ns >= 10000000) {
+		if (memlimit_on() && now_ns() - mem_ns >= (o->overwrite ? 1000000000 : 10000000)) {
 			mem_ns = now_ns();
 			err = memlimit_check(0, "recording");
 			if (err)
@@ -381,7 +386,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	}
 	/* stop: no new records; the sink reads what is left */
 	evlist_stop(el);
-	hotplug_check(hp, el->rings, el->nrings, true);
+	hotplug_check(hp, el->rings, el->nrings, true, true);
 	out_cpus_online(s->out, hotplug_online(hp));
 	/* asked to stop (a signal, or "stop"): the command is stopped too, as perf does */
 	workload_wait(wl, triggers_stop_signal() || err != 0 || sink_failed(s) || limit);

@@ -172,6 +172,37 @@ else
 	else
 		nok "memory limit set mid-recording" "cannot create $MCG"
 	fi
-	rm -f "$MT"/*
+
+	# Between snapshots a flight recorder's memory does not grow (the
+	# snapshot buffers and the side-band store are taken at its start,
+	# a snapshot checks for itself): the cgroup's files are read once a
+	# second, not at each of its 20 wake-ups a second, and the uevent
+	# socket at each look at the CPU mask (every 100 ms) or when poll()
+	# says it holds something.  Ratios to the wake-ups (poll) of one run,
+	# counted by perf stat: pread64 1.5 and recvfrom 0.5 a wake-up here,
+	# 4.3 and 1.0 before (by hand).  -a for the uevents, which a command
+	# alone does not listen to; without it for the reads, which -a's
+	# build-ids add to.
+	mcg_run $((1 << 30)) perf stat -x, -o idle.stat -e syscalls:sys_enter_poll,syscalls:sys_enter_pread64 \
+		-- "$PR" record -q --overwrite -e cpu-clock -o "$MT/idle.data" -- sleep 3
+	polls=$(awk -F, '$3 == "syscalls:sys_enter_poll" { print $1 }' idle.stat 2>/dev/null)
+	preads=$(awk -F, '$3 == "syscalls:sys_enter_pread64" { print $1 }' idle.stat 2>/dev/null)
+	mcg_run $((1 << 30)) perf stat -x, -o idle.stat -e syscalls:sys_enter_poll,syscalls:sys_enter_recvfrom \
+		-- "$PR" record -q -a --overwrite -e cpu-clock -o "$MT/idle.data" -- sleep 3
+	apolls=$(awk -F, '$3 == "syscalls:sys_enter_poll" { print $1 }' idle.stat 2>/dev/null)
+	recvs=$(awk -F, '$3 == "syscalls:sys_enter_recvfrom" { print $1 }' idle.stat 2>/dev/null)
+	what="a flight recorder between snapshots, under a limit"
+	if ! grep -q sys_enter_poll idle.stat 2>/dev/null; then
+		skip "$what" "perf stat cannot count syscalls:sys_enter_poll: $(head -2 idle.stat mcg.err)"
+	elif [ "$mrc" = 0 ] && [ "${polls:-0}" -ge 20 ] && [ "${apolls:-0}" -ge 20 ] &&
+	     awk -v p="$preads" -v n="$polls" -v r="$recvs" -v a="$apolls" \
+		'BEGIN { exit !(p / n < 2.5 && r / a < 0.75) }'; then
+		ok "$what: $preads pread64 in $polls wake-ups, $recvs recvfrom in $apolls with -a"
+	else
+		nok "$what: under 2.5 pread64 and 0.75 recvfrom a wake-up" \
+			"exit $mrc; $preads pread64 in $polls wake-ups; $recvs recvfrom in $apolls with -a" \
+			"$(tail -2 mcg.err)"
+	fi
+	rm -f "$MT"/* idle.stat
 	umount "$MT"
 fi

@@ -424,13 +424,13 @@ static int test_host_watched(void)
 	close(hp.online_fd);
 	hp.online_fd = fd;	/* the kept descriptor, read from its start each look */
 	set_mask(fd, "0-1023\n");
-	hotplug_check(&hp, NULL, 0, true);
+	hotplug_check(&hp, NULL, 0, true, true);
 	CHECK(!strcmp(hotplug_online(&hp), "0-1023\n"), "a look: '%s'", hotplug_online(&hp));
 	set_mask(fd, "0,2\n");
-	hotplug_check(&hp, NULL, 0, false);
+	hotplug_check(&hp, NULL, 0, false, true);
 	CHECK(!strcmp(hotplug_online(&hp), "0-1023\n"), "within 100 ms of the last: no look");
 	set_mask(fd, "0-1100\n");	/* beyond MAX_CPUS: the watch stops looking */
-	hotplug_check(&hp, NULL, 0, true);
+	hotplug_check(&hp, NULL, 0, true, true);
 	CHECK(hp.no_mask && !hotplug_online(&hp), "a mask it cannot parse: none passed on");
 	hotplug_close(&hp);
 	CHECK(hp.online_fd == -1 && !hotplug_online(&hp), "closed, nothing read after");
