@@ -221,7 +221,7 @@ static void report_verbose(const struct flight *fl, const struct snap_events *ev
 /* The snapshot's line; a snapshot refused before its file was opened has none. */
 static void report_snapshot(const struct flight *fl, const char *path,
 			    const struct snap_events *ev, const struct snap_result *r,
-			    bool opened)
+			    bool opened, bool whole)
 {
 	char ow[128], lost[48] = "", win[80] = "";
 
@@ -236,9 +236,11 @@ static void report_snapshot(const struct flight *fl, const char *path,
 	else if (fl->s.o->snapshot_whole)
 		snprintf(win, sizeof(win), "; whole buffers, none wrapped");
 	overwritten_text(ow, sizeof(ow), ev, r);
-	fprintf(stderr, "[ perf-ring: snapshot %s: %llu records, %llu new samples, "
+	/* not all on file (a full disk): what was taken, and that the error follows */
+	fprintf(stderr, "[ perf-ring: snapshot %s: %s%llu records, %llu new samples, "
 		"%s%s since the last snapshot%s ]\n",
-		path, (unsigned long long)out_counts(fl->s.out)->total,
+		path, whole ? "" : "not written whole (the error is said at the end): taken ",
+		(unsigned long long)out_counts(fl->s.out)->total,
 		(unsigned long long)r->new_all, ow, lost, win);
 }
 
@@ -255,7 +257,7 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 	struct snap_events ev = flight_events(fl->s.el);
 	struct snap_result r = { 0 };
 	struct out_snap snap;
-	bool opened = false;
+	bool opened = false, whole = false;
 	u64 copy_ns;
 	int err = 0;
 
@@ -298,12 +300,12 @@ static int take_snapshot(struct flight *fl, const char *path, bool last)
 	 * (writer_trim()): between snapshots the recorder holds the copies
 	 * it takes at the start and the writer's fixed part.
 	 */
-	err = out_close(fl->s.out, &snap, NULL) ?: err;
+	err = out_close(fl->s.out, &snap, &whole) ?: err;
 	prio_resume();
 	/* the name it took (out_name_stamp()) */
 	if (opened)
 		snprintf(fl->s.done_path, sizeof(fl->s.done_path), "%s", out_path(fl->s.out));
-	report_snapshot(fl, opened ? fl->s.done_path : path, &ev, &r, opened);
+	report_snapshot(fl, opened ? fl->s.done_path : path, &ev, &r, opened, whole && !err);
 	if (fl->s.o->verbose)
 		report_verbose(fl, &ev, &r, copy_ns);
 	return err;

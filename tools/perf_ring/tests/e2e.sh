@@ -436,6 +436,27 @@ if mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
 		fi
 		umount small
 	fi
+	# A snapshot that does not fit: its line says it is not on file
+	# whole, and the summary's size is what is on file, not what was
+	# taken (it said 1.0 MB of a 4.6 kB file).
+	if mount -t tmpfs -o size=64k tmpfs small 2>/dev/null; then
+		"$PR" record --overwrite -m 1M -e raw_syscalls:sys_enter -o small/fl.data -- \
+			"$CL" 100000 2>fl.err
+		rc=$?
+		fsize=$(stat -c %s small/fl.data 2>/dev/null || echo 0)
+		said=$(grep -o '[0-9.]* [kMG]*B, [a-z_]* \]$' fl.err | awk '{
+			sub(/,/, "", $2)
+			m = $2 == "kB" ? 1e3 : $2 == "MB" ? 1e6 : $2 == "GB" ? 1e9 : 1
+			printf "%d", $1 * m }')
+		if [ $rc = 2 ] && grep -q '^\[ perf-ring: snapshot .*: not written whole' fl.err &&
+		   [ -n "$said" ] && [ "$said" -le "$fsize" ] && perf report --stats -i small/fl.data >/dev/null 2>&1; then
+			ok "ENOSPC in a snapshot: its line says so, the summary says $said bytes of a $fsize-byte file, perf reads it"
+		else
+			nok "ENOSPC in a snapshot: its line says so, the summary the bytes on file" \
+				"exit $rc, summary $said bytes, file $fsize bytes: $(cat fl.err)"
+		fi
+		umount small
+	fi
 else
 	skip "ENOSPC while recording" "cannot mount a tmpfs"
 fi
