@@ -64,7 +64,9 @@ done
 printf '\nmake check: %d step(s), %d failed, %s in all\n' "${#steps[@]}" "$failed" "$(pr_elapsed "$t_all")"
 printf '  %s\n' "${results[@]}"
 for f in "${failed_logs[@]}"; do
-	printf '\n--- why "%s" failed: the lines that name a failure, then its last 25 lines\n' "${f%%|*}"
+	printf '\n--- why "%s" failed: its failed tests with what they said, the lines that name a failure, then its last 25 lines\n' "${f%%|*}"
+	grep -n -A 6 '^not ok' "${f#*|}" | grep -E '^[0-9]+[:-](not ok|#  )' | head -n 40
+	echo '...'
 	grep -n -E -i 'fail|error|traceback|not ok|assert' "${f#*|}" | tail -n 25
 	echo '...'
 	tail -n 25 "${f#*|}"
