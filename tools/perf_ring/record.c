@@ -331,7 +331,7 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 	struct pollfd tfd[MAX_CPUS + 1];
 	struct req r;
 	u64 mem_ns = 0, gone_ns = 0;
-	int err = 0, ntfd, uev;
+	int err = 0, ntfd, uev, skipped;
 	bool limit = false;	/* --max-size reached */
 
 	while (run) {
@@ -346,11 +346,15 @@ static int record_loop(const struct record_opts *o, struct evlist *el, struct si
 		uev = hp->uevent_fd >= 0 ? ntfd : -1;
 		if (uev >= 0)
 			tfd[ntfd++] = (struct pollfd){ .fd = hp->uevent_fd, .events = POLLIN };
-		err = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
-		if (err)
+		skipped = s->ops->wait(s, tfd, ntfd, triggers_timeout(trig, 100));
+		if (skipped < 0) {
+			err = skipped;
 			break;
+		}
 		triggers_revents(trig, tfd, ntfd);
-		hotplug_check(hp, el->rings, el->nrings, false, uev >= 0 && tfd[uev].revents);
+		/* the uevents when poll() found some, or did not look */
+		hotplug_check(hp, el->rings, el->nrings, false,
+			      uev >= 0 && (skipped || tfd[uev].revents));
 		out_cpus_online(s->out, hotplug_online(hp));
 		reopen_back(o, el, hp);
 		err = s->ops->read(s);
@@ -524,11 +528,19 @@ static int record_add_dummy(struct record *rec)
 
 	if (!o->overwrite && !rec->eo.tracking)
 		return 0;
+	/*
+	 * -a and -C alone do without it when the events fill the table:
+	 * the first one tracks then, as before the dummy, and perf's
+	 * limit (none) is not undercut.
+	 */
+	if (o->events.nr == MAX_EVENTS && !o->overwrite && !o->delay_ms && !o->control) {
+		rec->eo.tracking = false;
+		return 0;
+	}
 	rec->setup_exit = SETUP_EXIT;
 	if (o->events.nr == MAX_EVENTS)
 		return fail_set(-E2BIG, "%s: at most %d events",
-				o->overwrite ? "--overwrite" : o->delay_ms ? "-D" :
-				o->control ? "--control" : o->cpu_list_given ? "-C" : "-a",
+				o->overwrite ? "--overwrite" : o->delay_ms ? "-D" : "--control",
 				MAX_EVENTS - 1);
 	if (events_parse("dummy", &o->events, msg, sizeof(msg)))
 		return fail_set(-EINVAL, "%s", msg);
@@ -709,6 +721,14 @@ static int record_run(struct record *rec)
 	struct evlist *el = &rec->el;
 	int err;
 
+	/*
+	 * What the side-band recorded while the threads were read
+	 * (record_open()) is taken now, so that its buffer (the flight
+	 * recorder's is small) has room for the command's exec.  An error
+	 * is the sink's: its next read, the loop's first, meets it again.
+	 */
+	if (!o->wl_target)
+		rec->s->ops->read(rec->s);
 	if (!o->wl_target && !o->delay_ms)
 		evlist_enable(el, true);
 	el->enabled = !o->delay_ms;	/* a command's: at its exec */

@@ -303,7 +303,7 @@ static int stream_wait(struct sink *s, struct pollfd *tfd, int ntfd, int timeout
 	int nfd = s->el->nrings, n;
 
 	if (evlist_max_avail(s->el) >= busy)
-		return 0;
+		return 1;
 	/* the rings' slots, then the triggers' */
 	if (nfd + ntfd > st->npfd) {
 		struct pollfd *p = realloc(st->pfd, (nfd + ntfd) * sizeof(*p));

@@ -46,7 +46,9 @@ struct sink_ops {
 	/*
 	 * Until there is something to read, one of the triggers' fds is
 	 * readable, or timeout_ms passed; a signal cuts it short.  The
-	 * triggers' revents are left in tfd (0 when it did not poll).
+	 * triggers' revents are left in tfd.  0, or 1 when there was
+	 * something to read at once and nothing was polled (the revents
+	 * are 0 then, and say nothing), or a negative errno.
 	 */
 	int (*wait)(struct sink *s, struct pollfd *tfd, int ntfd, int timeout_ms);
 	/* Read what is due, keep the metadata fresh. */

@@ -344,20 +344,36 @@ for ow in "" --overwrite; do
 	PERF_RING_SYNTH=proc strace -f -qq -o sb.trace -e trace=perf_event_open,ioctl,openat \
 		"$PR" record -q -a $ow -e cpu-clock -o sb.data -- true 2>sb.err
 	rc=$?
+	# dummies opened, of them enabled, the line of the last first
+	# enable, the line of the first /proc/PID read
 	order=$(awk '
 		/perf_event_open\(.*config=PERF_COUNT_SW_DUMMY.*comm=1/ { sub(/.*= /, ""); dummy[$0] = 1; nd++ }
-		/ioctl\([0-9]+, PERF_EVENT_IOC_ENABLE/ && !on {
+		/ioctl\([0-9]+, PERF_EVENT_IOC_ENABLE/ {
 			fd = $0; sub(/.*ioctl\(/, "", fd); sub(/,.*/, "", fd)
-			if (fd in dummy) on = NR
+			if ((fd in dummy) && !(fd in on)) { on[fd] = NR; non++; last = NR }
 		}
 		/openat\(.*"\/proc\/[0-9]+\/(status|task|comm|stat|maps)"/ && !proc { proc = NR }
-		END { print nd + 0, on + 0, proc + 0 }' sb.trace)
+		END { print nd + 0, non + 0, last + 0, proc + 0 }' sb.trace)
 	set -- $order
-	if [ $rc = 0 ] && [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt "$2" ]; then
-		ok "$what ($1 dummies; enabled at system call $2 of the trace, /proc/PID first read at $3)"
+	if [ $rc = 0 ] && [ "$1" -gt 0 ] && [ "$2" = "$1" ] && [ "$4" -gt "$3" ]; then
+		ok "$what ($1 dummies, each enabled by system call $3 of the trace, /proc/PID first read at $4)"
 	else
-		nok "$what" "exit $rc; dummies $1, first enable at line $2, first /proc/PID at line $3" \
+		nok "$what" "exit $rc; $1 dummies, $2 enabled, the last at line $3, first /proc/PID at line $4" \
 			"$(tail -2 sb.err)"
 	fi
 done
 rm -f sb.trace sb.data sb.err
+
+# 256 events with -a: as perf record accepts them (it adds its dummy as a
+# 257th), the table's last slot is not taken by the dummy; the first
+# event tracks then.
+ev=$(for i in $(seq 256); do printf 'cpu-clock/period=%d/,' $((1000000 + i)); done)
+"$PR" record -q -a -e "${ev%,}" -o e256.data -- sleep 0.1 2>e256.err
+rc=$?
+nev=$(perf evlist -i e256.data 2>/dev/null | grep -c cpu-clock)
+if [ $rc = 0 ] && [ "$nev" = 256 ]; then
+	ok "-a with 256 events: recorded, $nev events in the header"
+else
+	nok "-a with 256 events" "exit $rc, $nev events in the header: $(tail -2 e256.err)"
+fi
+rm -f e256.data e256.err
