@@ -223,7 +223,8 @@ def median_of(figs):
                 if all(isinstance(f, dict) and k in f for f in figs)}
     if isinstance(first, (int, float)) and not isinstance(first, bool):
         v = sorted(figs)
-        return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        m = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+        return int(round(m)) if all(isinstance(x, int) for x in figs) else m
     return first
 
 
@@ -283,7 +284,10 @@ def main():
                     part[n] = pf
             continue
         res[n] = (r, figures(r))
-    # The largest count's further boots: each figure the median.
+    # The largest count's further boots: each figure the median.  The
+    # tables of one boot's records (the bare loop's runs, perf's BPF
+    # side-band, the synthesis threads) stay boot 1's, with its figures.
+    F1 = {n: res[n][1] for n in res}
     boots = {}
     if max(CPUS) in res:
         n = max(CPUS)
@@ -622,12 +626,12 @@ def main():
     for n in CPUS:
         runs = [(1, "cpus%d-1" % n), (2, "cpus%d-2" % n)]
         if n == max(CPUS):
-            runs += [(b, "cpus%d-m%d" % (n, b)) for b in range(2, BOOTS + 1)]
+            runs += [("m%d" % b, "cpus%d-m%d" % (n, b)) for b in range(2, BOOTS + 1)]
         for run, name in runs:
             wf = os.path.join(RAW, name + ".log.wall")
             w = open(wf).read().split() if os.path.exists(wf) else None
             if w or run == 1:
-                md.append("| %d | %d | %s | %s |" % (
+                md.append("| %d | %s | %s | %s |" % (
                     n, run, w[0] if w else "-",
                     "%dm%02ds" % divmod(int(float(w[1])), 60) if w else "not booted"))
 
@@ -642,10 +646,10 @@ def main():
                "| CPUs | default, fixed, M | --no-bpf-event, fixed, M | the side-band, M |",
                "| ---: | ---: | ---: | ---: |"]
         for n, x in sb:
-            d = x["busy"] - F[n]["base0"]
-            md.append("| %d | %s | %s | %s |" % (n, fmt_m(d), fmt_m(F[n][("perf", "streaming")]["fixed"]),
-                                              fmt_m(d - F[n][("perf", "streaming")]["fixed"])))
-    md += synth_threads(res, F, ran)
+            d = x["busy"] - F1[n]["base0"]
+            md.append("| %d | %s | %s | %s |" % (n, fmt_m(d), fmt_m(F1[n][("perf", "streaming")]["fixed"]),
+                                              fmt_m(d - F1[n][("perf", "streaming")]["fixed"])))
+    md += synth_threads(res, F1, ran)
     bt = []
     for n in CPUS:
         wf = os.path.join(RAW, "cpus%d-boot.log.wall" % n)
@@ -710,7 +714,9 @@ def boots_table(boots):
                "loop's runs, above), so every figure of this count in the tables above is the "
                "median over %d boots, number by number (`BOOTS=%d`); here each boot's. *per "
                "record* in instructions, *fixed* and the snapshot in millions; the bare loop "
-               "per call is its median's (%d - %d calls) / %d." % (
+               "per call is its median's (%d - %d calls) / %d. The tables of one boot's runs "
+               "(the bare loop's, perf's BPF side-band, the synthesis threads) are boot "
+               "1's." % (
                    n, len(figs), len(figs), CALLS, HALF, CALLS - HALF), "",
                "| figure | " + " | ".join("boot %d" % (i + 1) for i in range(len(figs))) +
                " | median |", "| --- |" + " ---: |" * (len(figs) + 1)]
