@@ -573,6 +573,21 @@ def main():
                              LABEL[m], ns[i - 1], ns[i], ns[i - 2], ns[i - 1], s2, s1,
                              s2 / s1 if s1 > 0 else float("inf"),
                              verdict(s1 > 0 and s2 / s1 <= 1.25)))
+        # The same in the recorder's own threads (the start-up profile's
+        # total): what the measured figure holds besides them is other
+        # vCPUs' work and the bare loop's spread.
+        own = {n: sum(F[n][("perf-ring", m)]["parts"].values()) for n in ran}
+        ns = sorted(n for n in own if own[n] > 0)
+        for i in range(2, len(ns)):
+            s1 = (own[ns[i - 1]] - own[ns[i - 2]]) / (ns[i - 1] - ns[i - 2])
+            s2 = (own[ns[i]] - own[ns[i - 1]]) / (ns[i] - ns[i - 1])
+            goals.append("| perf-ring start-up in its own threads (the profile's total, "
+                         "sampled), %s, %d to %d CPUs: instructions per added CPU against "
+                         "%d to %d (%.0f against %.0f) | %.2f | <= 1.25 (no faster than "
+                         "linear) | %s |" % (
+                             LABEL[m], ns[i - 1], ns[i], ns[i - 2], ns[i - 1], s2, s1,
+                             s2 / s1 if s1 > 0 else float("inf"),
+                             verdict(s1 > 0 and s2 / s1 <= 1.25)))
     ipb = [F[n][("perf-ring", "snap")]["cpu"] / max(F[n][("perf-ring", "snap")]["bytes"], 1)
            for n in ran]
     goals.append("| perf-ring snapshot: instructions per byte copied, largest / smallest - 1, "
