@@ -16,18 +16,16 @@ is counted once, start-up and exit, and its memory is measured with its
 defaults. Under -icount the vCPUs run one at a time,
 round-robin, so the guest clock still counts instructions (of all vCPUs).
 One count boots twice (AGREE, default 4): the two boots must agree within
-0.1%. The largest count boots BOOTS times (default 3): at 64 vCPUs the
-same case varies from run to run within one boot (the bare loop's runs
-by about 80 instructions a record), so each of its figures is the median
-over its boots, each boot's figures shown beside it.
+0.1%. At 64 vCPUs too a boot is deterministic (three boots of 78281e9's
+run gave byte-identical consoles); what varies is one run against
+another in the same boot (the bare loop's three runs).
 
 Writes bench/results/scale-cpus.md and scale-cpus.png (SCALE_OUT=NAME:
 NAME.md and NAME.png instead). Besides both tools' cases, perf-ring's
 start-up with one synthesis thread per online CPU (its default before
 it took perf's one) is counted in the same boot.
 Environment: SCALE_CPUS (default "1 4 16 64"), CALLS (default 400000; the cost per record is from CALLS against CALLS/2 calls),
-AGREE (the count booted twice; empty for none), BOOTS (the boots of
-the largest count, default 3; 1 for one), SCALE_TIMEOUT (seconds per
+AGREE (the count booted twice; empty for none), SCALE_TIMEOUT (seconds per
 boot, default 14400), REUSE=1 (tables from the last logs), SCALE_KERNEL (the
 sentence that says which kernel was booted, for logs from another
 build), SCALE_BOOT=1
@@ -54,7 +52,6 @@ CALLS = int(os.environ.get("CALLS", "400000"))
 HALF = CALLS // 2	# per record: the runs of CALLS against HALF calls
 CPUS = [int(x) for x in os.environ.get("SCALE_CPUS", "1 4 16 64").split()]
 AGREE = os.environ.get("AGREE", "4").strip()
-BOOTS = int(os.environ.get("BOOTS", "3"))
 TMO = int(os.environ.get("SCALE_TIMEOUT", "14400"))
 NR_CPUS = 64
 OUT = os.environ.get("SCALE_OUT", "scale-cpus")
@@ -164,7 +161,7 @@ def figures(r):
     """Per tool and mode: fixed cost, per-record costs, snapshot cost."""
     rec, snap, mem, prof, _ = r
     base, baseh, base0 = (bare(rec, c) for c in (CALLS, HALF, 0))
-    out = {"base": base, "baseh": baseh, "base0": base0}
+    out = {"base": base, "base0": base0}
     for tool in TOOLS:
         for m in MODES:
             a, b = rec[(tool, "%s/%d" % (m, CALLS))], rec[(tool, "%s/0" % m)]
@@ -214,25 +211,6 @@ def partial_figures(r):
     return out or None
 
 
-def median_of(figs):
-    """The median of each number over several boots' figures (figures()),
-    key by key: dicts are walked, a key missing from a boot is left out."""
-    first = figs[0]
-    if isinstance(first, dict):
-        return {k: median_of([f[k] for f in figs]) for k in first
-                if all(isinstance(f, dict) and k in f for f in figs)}
-    if isinstance(first, (int, float)) and not isinstance(first, bool):
-        v = sorted(figs)
-        m = v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
-        return int(round(m)) if all(isinstance(x, int) for x in figs) else m
-    return first
-
-
-def more_boots(n):
-    """The consoles of the largest count's boots after its first."""
-    return [os.path.join(RAW, "cpus%d-m%d.log" % (n, b)) for b in range(2, BOOTS + 1)]
-
-
 def fmt_m(x):
     return "%.2f" % (x / 1e6)
 
@@ -252,15 +230,11 @@ def main():
                 log("-smp %d: the boot alone (%d MB)" % (n, mem_mb(n)))
                 boot(n, os.path.join(RAW, "cpus%d-boot.log" % n), "boot")
             return
-        order = [(n, 1, os.path.join(RAW, "cpus%d-1.log" % n)) for n in CPUS]
+        order = [(n, 1) for n in CPUS]
         if agree is not None:
-            order.insert(CPUS.index(agree) + 1,
-                         (agree, 2, os.path.join(RAW, "cpus%d-2.log" % agree)))
-        for f in [os.path.join(RAW, x) for x in os.listdir(RAW)
-                  if re.match(r"cpus\d+-m\d+\.log", x)]:
-            os.unlink(f)
-        order += [(max(CPUS), b + 2, lf) for b, lf in enumerate(more_boots(max(CPUS)))]
-        for n, run, lf in order:
+            order.insert(CPUS.index(agree) + 1, (agree, 2))
+        for n, run in order:
+            lf = os.path.join(RAW, "cpus%d-%d.log" % (n, run))
             log("-smp %d, boot %d (%d calls per case, %d MB)" % (n, run, CALLS, mem_mb(n)))
             if not boot(n, lf):
                 log("-smp %d: the guest did not finish within %d s" % (n, TMO))
@@ -284,27 +258,6 @@ def main():
                     part[n] = pf
             continue
         res[n] = (r, figures(r))
-    # The largest count's further boots: each figure the median.  The
-    # tables of one boot's records (the bare loop's runs, perf's BPF
-    # side-band, the synthesis threads) stay boot 1's, with its figures.
-    F1 = {n: res[n][1] for n in res}
-    boots = {}
-    if max(CPUS) in res:
-        n = max(CPUS)
-        boots[n] = [res[n][1]]
-        for lf in more_boots(n):
-            wf = lf + ".wall"
-            w = open(wf).read().split() if os.path.exists(wf) else None
-            if w and w[0] == "0" and os.path.exists(lf):
-                r2 = parse(lf)
-                if ("perf-ring", "snap") in r2[1]:
-                    boots[n].append(figures(r2))
-                    continue
-            log("-smp %d: %s did not finish; left out of the median" % (n, os.path.basename(lf)))
-        if len(boots[n]) > 1:
-            res[n] = (res[n][0], median_of(boots[n]))
-        else:
-            del boots[n]
     if not res:
         die("no count finished")
     ran = sorted(res)
@@ -634,19 +587,14 @@ def main():
                "| tool | case | boot 1 | boot 2 | difference |", "| --- | --- | ---: | ---: | ---: |"]
         md += agree_rows
 
-    md += boots_table(boots)
-
     md += ["", "## Boot wall times (host)", "",
            "| CPUs | boot | exit | wall time of the boot |", "| ---: | ---: | ---: | ---: |"]
     for n in CPUS:
-        runs = [(1, "cpus%d-1" % n), (2, "cpus%d-2" % n)]
-        if n == max(CPUS):
-            runs += [("m%d" % b, "cpus%d-m%d" % (n, b)) for b in range(2, BOOTS + 1)]
-        for run, name in runs:
-            wf = os.path.join(RAW, name + ".log.wall")
+        for run in (1, 2):
+            wf = os.path.join(RAW, "cpus%d-%d.log.wall" % (n, run))
             w = open(wf).read().split() if os.path.exists(wf) else None
             if w or run == 1:
-                md.append("| %d | %s | %s | %s |" % (
+                md.append("| %d | %d | %s | %s |" % (
                     n, run, w[0] if w else "-",
                     "%dm%02ds" % divmod(int(float(w[1])), 60) if w else "not booted"))
 
@@ -661,10 +609,10 @@ def main():
                "| CPUs | default, fixed, M | --no-bpf-event, fixed, M | the side-band, M |",
                "| ---: | ---: | ---: | ---: |"]
         for n, x in sb:
-            d = x["busy"] - F1[n]["base0"]
-            md.append("| %d | %s | %s | %s |" % (n, fmt_m(d), fmt_m(F1[n][("perf", "streaming")]["fixed"]),
-                                              fmt_m(d - F1[n][("perf", "streaming")]["fixed"])))
-    md += synth_threads(res, F1, ran)
+            d = x["busy"] - F[n]["base0"]
+            md.append("| %d | %s | %s | %s |" % (n, fmt_m(d), fmt_m(F[n][("perf", "streaming")]["fixed"]),
+                                              fmt_m(d - F[n][("perf", "streaming")]["fixed"])))
+    md += synth_threads(res, F, ran)
     bt = []
     for n in CPUS:
         wf = os.path.join(RAW, "cpus%d-boot.log.wall" % n)
@@ -716,39 +664,6 @@ def main():
     print("\n".join(md))
     if worst > 0.001:
         log("two boots differ by %.4f%%" % (100 * worst))
-
-
-def boots_table(boots):
-    """Each boot's figures of the count booted several times, and the
-    median the tables above show."""
-    md = []
-    for n, figs in sorted(boots.items()):
-        med = median_of(figs)
-        md += ["", "## %d boots of -smp %d" % (len(figs), n), "",
-               "At %d vCPUs the same case varies from run to run within one boot (the bare "
-               "loop's runs, above), so every figure of this count in the tables above is the "
-               "median over %d boots, number by number (`BOOTS=%d`); here each boot's. *per "
-               "record* in instructions, *fixed* and the snapshot in millions; the bare loop "
-               "per call is its median's (%d - %d calls) / %d. The tables of one boot's runs "
-               "(the bare loop's, perf's BPF side-band, the synthesis threads) are boot "
-               "1's." % (
-                   n, len(figs), len(figs), CALLS, HALF, CALLS - HALF), "",
-               "| figure | " + " | ".join("boot %d" % (i + 1) for i in range(len(figs))) +
-               " | median |", "| --- |" + " ---: |" * (len(figs) + 1)]
-        rows = [("bare loop, per call", lambda f: "%.1f" % ((f["base"] - f.get("baseh", 0))
-                                                           / (CALLS - HALF))
-                 if "baseh" in f else "-")]
-        for tool in TOOLS:
-            for m in MODES:
-                rows.append(("%s %s, per record" % (tool, LABEL[m]),
-                             lambda f, k=(tool, m): "%.1f" % f[k]["marg"]))
-                rows.append(("%s %s, fixed" % (tool, LABEL[m]),
-                             lambda f, k=(tool, m): fmt_m(f[k]["fixed"])))
-            rows.append(("%s, one snapshot" % tool,
-                         lambda f, k=(tool, "snap"): fmt_m(f[k]["cpu"])))
-        for label, fn in rows:
-            md.append("| %s | %s | %s |" % (label, " | ".join(fn(f) for f in figs), fn(med)))
-    return md
 
 
 def synth_threads(res, F, ran):
