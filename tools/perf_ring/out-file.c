@@ -226,13 +226,16 @@ static int file_open(struct out_target *t, const char *path)
  * After a failed write, drop any part of it beyond what is known to be
  * on file; then the features.  If they do not fit (ENOSPC), cut the data
  * back to make room for them, to a place where it ends on a whole record:
- * a file without its tracing data cannot be decoded.  The feature bitmap
- * written is cleared when they are not on file.
+ * a file without its tracing data cannot be decoded.  Records cut are
+ * records lost: the file's error (e->werr) is ENOSPC then.  The feature
+ * bitmap written is cleared when they are not on file.
  */
 static void write_features(struct out_target *t, struct out_end *e, u64 *features)
 {
 	struct perf_event_header round = { .type = PF_RECORD_FINISHED_ROUND, .size = sizeof(round) };
 	struct pbuf fb = { 0 };
+	u64 had = e->data_size;
+	bool cut = false;
 	int err;
 
 	for (int tries = 0;; tries++) {
@@ -255,10 +258,16 @@ static void write_features(struct out_target *t, struct out_end *e, u64 *feature
 		if (!err || err != -ENOSPC || tries >= 64 || !e->data_size)
 			break;
 		e->data_size = writer_boundary_before(e->w, e->data_size);
-		fprintf(stderr, "perf-ring record: '%s': no room for the feature sections; "
-			"data cut back to %llu bytes\n", t->path, (unsigned long long)e->data_size);
+		cut = true;
 	}
 	pbuf_free(&fb);
+	if (cut && !e->werr) {
+		e->werr = -ENOSPC;
+		fail_set(-ENOSPC, "no room for the feature sections of '%s': %s; its data cut back "
+			 "from %llu to %llu bytes, to end on a whole record", t->path,
+			 strerror(ENOSPC), (unsigned long long)had,
+			 (unsigned long long)e->data_size);
+	}
 	if (err) {
 		if (ftruncate(t->fd, t->data_off + e->data_size)) {
 			/* nothing more to do */

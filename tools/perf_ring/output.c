@@ -527,9 +527,14 @@ int out_close(struct out_file *f, const struct out_snap *snap, bool *ok)
 		meta.comp.mmap_len = COMP_MMAP_LEN;
 	}
 	err = f->fmt->finish(&f->t, &e);
-	/* cut back (a full disk): the bytes on file, not those handed to the writer */
-	if (e.werr && e.data_size < ws.out_bytes)
+	/*
+	 * Cut back (a full disk): the bytes on file, not those handed to the
+	 * writer, and the raw bytes in the same proportion (-z's ratio).
+	 */
+	if (e.werr && e.data_size < ws.out_bytes) {
+		ws.raw_bytes = (u64)((double)ws.raw_bytes * e.data_size / ws.out_bytes);
 		ws.out_bytes = e.data_size;
+	}
 	/*
 	 * The next file (--switch-output, the next snapshot) takes this
 	 * writer as it is, thread, io_uring and buffers: a file costs what

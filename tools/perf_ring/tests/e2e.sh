@@ -444,7 +444,7 @@ if mount -t tmpfs -o size=3m tmpfs small 2>/dev/null; then
 			"$CL" 100000 2>fl.err
 		rc=$?
 		fsize=$(stat -c %s small/fl.data 2>/dev/null || echo 0)
-		said=$(grep -o '[0-9.]* [kMG]*B, [a-z_]* \]$' fl.err | awk '{
+		said=$(grep -o '[0-9.]* [kMG]*B, [^]]* \]$' fl.err | awk '{
 			sub(/,/, "", $2)
 			m = $2 == "kB" ? 1e3 : $2 == "MB" ? 1e6 : $2 == "GB" ? 1e9 : 1
 			printf "%d", $1 * m }')

@@ -305,10 +305,10 @@ static int test_snapshot_tail_enospc(void)
 	 * The disk full where the features go: header and data written
 	 * again without them (call 1), the features do not fit (2): the
 	 * data cut back to its last boundary, none here, a FINISHED_ROUND
-	 * (3), the features (4), the header (5).  A snapshot kept, no error,
-	 * as when the features were always written by themselves.
+	 * (3), the features (4), the header (5).  The snapshot keeps its
+	 * name and reads, and the close says ENOSPC: its records are lost.
 	 */
-	return snapshot_writes(1, 1u << 0 | 1u << 2, ENOSPC, 2, 4, true, 8);
+	return snapshot_writes(1, 1u << 0 | 1u << 2, ENOSPC, 2, 4, false, 8);
 }
 
 static int test_snapshot_write_failed(void)
@@ -452,7 +452,7 @@ int main(void)
 		test_snapshot_tail_failed);
 	tap_run("a snapshot's write that fails with EIO twice: the end written after, readable",
 		test_snapshot_write_failed);
-	tap_run("a snapshot whose features do not fit: the data cut back, no error",
+	tap_run("a snapshot whose features do not fit: the data cut back, ENOSPC",
 		test_snapshot_tail_enospc);
 	tap_run("a snapshot whose header cannot be finalized stays NAME.partial",
 		test_snapshot_head_failed);
