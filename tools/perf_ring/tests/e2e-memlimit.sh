@@ -194,6 +194,9 @@ else
 	what="a flight recorder between snapshots, under a limit"
 	if ! grep -q sys_enter_poll idle.stat 2>/dev/null; then
 		skip "$what" "perf stat cannot count syscalls:sys_enter_poll: $(head -2 idle.stat mcg.err)"
+	elif ! [[ "$preads" =~ ^[0-9]+$ && "$recvs" =~ ^[0-9]+$ ]]; then
+		nok "$what" "perf stat did not count pread64 and recvfrom: '$preads' '$recvs'" \
+			"$(head -3 idle.stat)"
 	elif [ "$mrc" = 0 ] && [ "${polls:-0}" -ge 20 ] && [ "${apolls:-0}" -ge 20 ] &&
 	     awk -v p="$preads" -v n="$polls" -v r="$recvs" -v a="$apolls" \
 		'BEGIN { exit !(p / n < 2.5 && r / a < 0.75) }'; then

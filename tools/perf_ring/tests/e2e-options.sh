@@ -171,9 +171,9 @@ else
 	nok "the manual's option table matches the parser's" "$(echo "$out" | head -5)"
 fi
 
-# execd PID...: wait (2 s at most) until each process runs close-loop: an
-# exec between perf-ring's synthesis of the threads and its events' start
-# has no COMM (perf record's order too), and the samples would be e2e.sh's
+# execd PID...: wait (2 s at most) until each process runs close-loop, so
+# that what these cases check is the cgroup filter alone (an exec while
+# perf-ring starts is its -a dummy's to record: e2e-targets checks that)
 execd() {
 	local p n
 	for _ in $(seq 100); do
